@@ -1,0 +1,21 @@
+#!/bin/busybox sh
+# shellcheck shell=dash
+# /init of the test initramfs: mount the pseudo filesystems, run the cases
+# the host packed in, and power off.  Everything the host needs to judge
+# the run goes to the serial console between GUEST-START and GUEST-END.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+
+mode=permissive
+if [ "$(cat /sys/module/module/parameters/sig_enforce 2>/dev/null)" = Y ]; then
+	mode=enforce
+fi
+echo "GUEST-START mode=$mode tainted=$(cat /proc/sys/kernel/tainted)"
+if [ -x /cases.sh ]; then
+	/cases.sh "$mode"
+fi
+echo "GUEST-END"
+# -no-reboot turns the reboot into QEMU exiting; there is no ACPI to power off.
+reboot -f

@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# Helpers shared by the test scripts.  A test script sources this file,
+# calls pass/fail once per case, and ends with `finish`.  The runner
+# (tests/run-all.sh) adds up the "PASS"/"FAIL" lines every script prints.
+#
+# Environment given by the runner:
+#   KDIR      the built, patched kernel tree (signed modules inside)
+#   BUILD     the project's build directory (scratch space under it)
+
+set -euo pipefail
+
+: "${KDIR:?KDIR must point at the built kernel tree}"
+: "${BUILD:?BUILD must point at the build directory}"
+
+tests_passed=0
+tests_failed=0
+
+pass() {
+	echo "PASS $1"
+	tests_passed=$((tests_passed + 1))
+}
+
+fail() {
+	echo "FAIL $1${2:+: $2}"
+	tests_failed=$((tests_failed + 1))
+}
+
+# check NAME EXPECTED ACTUAL: pass when the two strings are equal.
+check() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected '$2', got '$3'"
+	fi
+}
+
+# scratch NAME: a fresh, empty directory for one test.
+scratch() {
+	local dir="$BUILD/test-scratch/$1"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "$dir"
+}
+
+finish() {
+	echo "# $(basename "$0"): $tests_passed passed, $tests_failed failed"
+	[ "$tests_failed" -eq 0 ]
+}
