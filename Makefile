@@ -31,7 +31,7 @@ GENKEY   := $(CURDIR)/keys/modsign.genkey
 config-fragments-small  := $(FRAGMENT)
 config-fragments-debian :=
 
-.PHONY: all deps test-deps tree config kernel check clean rpm deb fuzz bench
+.PHONY: all deps test-deps tree config kernel check clean
 all: kernel
 
 deps:
@@ -62,3 +62,8 @@ check: test-deps kernel
 
 clean:
 	rm -rf $(BUILD)
+
+# Packaging, fuzzing and benchmark targets live next to their code.
+-include packaging/packaging.mk
+-include tests/fuzz/fuzz.mk
+-include tests/bench/bench.mk
