@@ -13,6 +13,7 @@ if [ "$(cat /sys/module/module/parameters/sig_enforce 2>/dev/null)" = Y ]; then
 	mode=enforce
 fi
 echo "GUEST-START mode=$mode tainted=$(cat /proc/sys/kernel/tainted)"
+sed "s/^/KEYS /" /proc/keys 2>/dev/null
 if [ -x /cases.sh ]; then
 	/cases.sh "$mode"
 fi

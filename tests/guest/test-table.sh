@@ -1,0 +1,153 @@
+#!/bin/bash
+# The behaviour table, in QEMU: every variant of one in-tree module
+# (crc7) is loaded with finit_module in permissive mode, with
+# module.sig_enforce=1, and on a kernel built with CONFIG_MODULE_SIG_FORCE,
+# and the errno, the taint mask and the kernel's log line are checked.
+set -euo pipefail
+here=$(dirname "$(realpath "$0")")
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
+# shellcheck source=guestlib.sh
+. "$here/guestlib.sh"
+# shellcheck source=../signlib.sh
+. "$here/../signlib.sh"
+
+work=$(scratch guest-table)
+mods="$work/payload/modules"
+mkdir -p "$mods"
+guest_loader
+
+src="$KDIR/lib/crc7.ko"
+body="$work/body.ko"
+"$KSRC/scripts/extract-module-sig.pl" -0 "$src" >"$body" 2>/dev/null
+sub=$(testkey subkeyed)
+exp=$(testkey expired)
+out=$(testkey outsider)
+subkey_fpr=$(key_fingerprints "$sub/pub" | sed -n 2p)
+
+cp "$src" "$mods/valid.ko"
+cp "$body" "$mods/unsigned.ko"
+sign_copy "$body" "$mods/subkey.ko" "$sub/sec" "$sub/pub" --key-name "$subkey_fpr!"
+sign_copy "$body" "$mods/unknown.ko" "$out/sec" "$out/pub"
+sign_copy "$body" "$mods/sha512.ko" "$KDIR/modsign.sec" "$KDIR/modsign.pub" --hash sha512
+SOURCE_DATE_EPOCH=$(date -d 2020-01-01T06:00Z +%s) \
+	sign_copy "$body" "$mods/expired.ko" "$exp/sec" "$exp/pub"
+cp "$body" "$mods/pkcs7.ko"
+"$KDIR/scripts/sign-file" sha256 "$KDIR/certs/signing_key.pem" \
+	"$KDIR/certs/signing_key.x509" "$mods/pkcs7.ko"
+flip_byte "$mods/valid.ko" "$mods/body-flip.ko" 200
+size=$(stat -c %s "$src")
+# The last byte of the signature packet: the low byte of the RSA MPI.
+flip_byte "$mods/valid.ko" "$mods/sig-flip.ko" $((size - 28 - 12 - 1))
+set_sig_len "$mods/valid.ko" "$mods/siglen-past.ko" $((size + 1000))
+cut_signature "$mods/valid.ko" "$mods/truncated.ko" 16
+strip -g -o "$mods/stripped.ko" "$mods/valid.ko"
+cp "$src" "$mods/valid-again.ko"
+
+# case  permissive  enforce ("OK:0" loads untainted, "OK:E" loads and
+# sets the unsigned-module taint, anything else is the errno)
+expect() {
+	cat <<'TABLE'
+valid        OK:0          OK:0
+subkey       OK:0          OK:0
+pkcs7        OK:0          OK:0
+body-flip    EKEYREJECTED  EKEYREJECTED
+sig-flip     EKEYREJECTED|EBADMSG EKEYREJECTED|EBADMSG
+expired      EKEYEXPIRED   EKEYEXPIRED
+truncated    EBADMSG       EBADMSG
+siglen-past  EBADMSG       EBADMSG
+unsigned     OK:E          EKEYREJECTED
+unknown      OK:E          EKEYREJECTED
+sha512       OK:E          EKEYREJECTED
+stripped     OK:E          EKEYREJECTED
+valid-again  OK:0          OK:0
+TABLE
+}
+
+# outcome RESULT TAINT: the table's notation for what the guest saw
+outcome() {
+	if [ "$1" != OK ]; then
+		echo "$1"
+	elif [ "$2" = 0 ]; then
+		echo OK:0
+	elif [ $(($2 & 8192)) -ne 0 ]; then
+		echo OK:E
+	else
+		echo "OK:taint=$2"
+	fi
+}
+
+# judge LABEL LOG CASE EXPECTED: one PASS/FAIL for the case in that boot
+judge() {
+	local label=$1 log=$2 name=$3 want=$4 line got
+	line=$(grep "^CASE $name " "$log" | head -n 1 || true)
+	if [ -z "$line" ]; then
+		fail "$label $name" "no result in $log"
+		return
+	fi
+	read -r _ _ _ result taint <<<"$line"
+	got=$(outcome "$result" "$taint")
+	if [[ "|$want|" == *"|$got|"* ]]; then
+		pass "$label $name ($got)"
+	else
+		fail "$label $name" "expected $want, got $got"
+	fi
+	# A refused or tainting load must be explained in the log, by name.
+	if [ "$got" != OK:0 ]; then
+		if grep "^KLOG $name: " "$log" | grep -q 'crc7'; then
+			pass "$label $name logged naming crc7"
+		else
+			fail "$label $name logged naming crc7" \
+				"$(grep "^KLOG $name: " "$log" | head -n 2 | tr '\n' '|')"
+		fi
+	fi
+}
+
+# run_boot LABEL KERNEL COLUMN CASE...: one boot running the named cases
+# (several at once, or one per boot where taint would carry over); the
+# kernel arguments come from $boot_args
+run_boot() {
+	local label=$1 kernel=$2 col=$3 log
+	shift 3
+	local cases=("$@")
+	log="$work/$label.log"
+	: >"$work/payload/cases.list"
+	local c
+	for c in "${cases[@]}"; do
+		echo "$c $c.ko crc7" >>"$work/payload/cases.list"
+	done
+	if ! guest_boot "$kernel" "$work/payload" "$log" $boot_args; then
+		fail "$label boot" "see $log"
+		return
+	fi
+	for c in "${cases[@]}"; do
+		judge "$label" "$log" "$c" "$(expect | awk -v c="$c" -v k="$col" '$1 == c {print $k}')"
+	done
+	guest_no_splat "$label no oops or warning" "$log"
+}
+
+kernel=$(guest_kernel table)
+force_kernel=$(guest_kernel force MODULE_SIG_FORCE)
+
+untainting=(valid subkey pkcs7 body-flip sig-flip expired truncated siglen-past)
+tainting=(unsigned unknown sha512 stripped)
+
+boot_args=""
+run_boot permissive "$kernel" 2 "${untainting[@]}"
+for c in "${tainting[@]}"; do
+	run_boot "permissive-$c" "$kernel" 2 "$c"
+done
+boot_args="module.sig_enforce=1"
+run_boot enforce "$kernel" 3 "${untainting[@]}" "${tainting[@]}" valid-again
+boot_args=""
+run_boot force "$force_kernel" 3 "${untainting[@]}" "${tainting[@]}" valid-again
+
+# The built-in keyring is visible: the main build's key, by key ID.
+keyid=$(key_fingerprints "$KDIR/modsign.pub" | head -n 1 | tail -c 17 | tr 'A-F' 'a-f')
+if grep '^KEYS ' "$work/permissive.log" | grep -qi "$keyid"; then
+	pass "built-in PGP key $keyid in /proc/keys"
+else
+	fail "built-in PGP key $keyid in /proc/keys" "$(grep '^KEYS ' "$work/permissive.log" | tr '\n' '|')"
+fi
+
+finish

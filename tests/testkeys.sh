@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# Test keys, made once per build directory and reused: each lives in
+# $BUILD/test-keys/NAME as pub (binary keyring), sec (unprotected secret
+# export, 0600) and fpr (fingerprint of the primary key).  Small RSA keys
+# where the size does not matter, because generating them costs seconds.
+#
+#   subkeyed  RSA-3072 primary (certify, sign) with an RSA-3072 signing subkey
+#   expired   RSA-2048, made on 2020-01-01 and expired a day later
+#   outsider  RSA-2048, never built into any kernel
+
+testkey_dir() {
+	echo "$BUILD/test-keys/$1"
+}
+
+# gpg_batch HOME ARGS...: gpg in a private home, quietly, no agent left over
+gpg_batch() {
+	local home=$1
+	shift
+	gpg --homedir "$home" --batch --quiet --no-tty --pinentry-mode loopback \
+		--passphrase '' "$@"
+}
+
+testkey() {
+	local name=$1 dir home fpr
+	dir=$(testkey_dir "$name")
+	if [ -s "$dir/sec" ] && [ -s "$dir/pub" ]; then
+		echo "$dir"
+		return 0
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	home=$(mktemp -d)
+	chmod 0700 "$home"
+	case "$name" in
+	subkeyed)
+		gpg_batch "$home" --quick-gen-key "modsign test subkeyed <subkeyed@test>" rsa3072 cert,sign never
+		fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ {print $10; exit}')
+		gpg_batch "$home" --quick-add-key "$fpr" rsa3072 sign never
+		;;
+	expired)
+		gpg_batch "$home" --faked-system-time 20200101T000000 \
+			--quick-gen-key "modsign test expired <expired@test>" rsa2048 sign 1d
+		;;
+	outsider)
+		gpg_batch "$home" --quick-gen-key "modsign test outsider <outsider@test>" rsa2048 sign never
+		;;
+	*)
+		echo "testkey: unknown key $name" >&2
+		gpgconf --homedir "$home" --kill all
+		rm -rf "$home"
+		return 1
+		;;
+	esac
+	fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ {print $10; exit}')
+	echo "$fpr" >"$dir/fpr"
+	gpg_batch "$home" --export >"$dir/pub"
+	(umask 077 && gpg_batch "$home" --export-secret-keys >"$dir/sec")
+	gpgconf --homedir "$home" --kill all
+	rm -rf "$home"
+	echo "$dir"
+}
