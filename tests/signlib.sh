@@ -8,12 +8,12 @@ modsign_signer() {
 	echo "$KDIR/scripts/modsign/pgp-sign"
 }
 
-# sign_copy IN OUT SECKEY PUBKEY [SIGNER-OPTION...]
+# sign_copy IN OUT SECKEY [SIGNER-OPTION...]
 sign_copy() {
-	local in=$1 out=$2 sec=$3 pub=$4
-	shift 4
+	local in=$1 out=$2 sec=$3
+	shift 3
 	cp "$in" "$out"
-	"$(modsign_signer)" --secret-key "$sec" --public-key "$pub" "$@" "$out"
+	"$(modsign_signer)" --secret-key "$sec" "$@" "$out"
 }
 
 # key_fingerprints KEYRING: the fingerprints of its keys and subkeys, in order

@@ -27,11 +27,11 @@ subkey_fpr=$(key_fingerprints "$sub/pub" | sed -n 2p)
 
 cp "$src" "$mods/valid.ko"
 cp "$body" "$mods/unsigned.ko"
-sign_copy "$body" "$mods/subkey.ko" "$sub/sec" "$sub/pub" --key-name "$subkey_fpr!"
-sign_copy "$body" "$mods/unknown.ko" "$out/sec" "$out/pub"
-sign_copy "$body" "$mods/sha512.ko" "$KDIR/modsign.sec" "$KDIR/modsign.pub" --hash sha512
+sign_copy "$body" "$mods/subkey.ko" "$sub/sec" --key-name "$subkey_fpr!"
+sign_copy "$body" "$mods/unknown.ko" "$out/sec"
+sign_copy "$body" "$mods/sha512.ko" "$KDIR/modsign.sec" --hash sha512
 SOURCE_DATE_EPOCH=$(date -d 2020-01-01T06:00Z +%s) \
-	sign_copy "$body" "$mods/expired.ko" "$exp/sec" "$exp/pub"
+	sign_copy "$body" "$mods/expired.ko" "$exp/sec"
 cp "$body" "$mods/pkcs7.ko"
 "$KDIR/scripts/sign-file" sha256 "$KDIR/certs/signing_key.pem" \
 	"$KDIR/certs/signing_key.x509" "$mods/pkcs7.ko"

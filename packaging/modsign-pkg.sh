@@ -1,0 +1,155 @@
+#!/bin/bash
+# Module steps shared by the rpm spec and debian/rules.  The packagers'
+# tools strip modules, and a stripped signed module is no longer signed, so
+# the recipes install the build's unsigned modules (foo.ko.unsigned, full
+# debug info), let debuginfo extraction and stripping happen, and only then
+# call `sign` here.
+#
+#   modsign-pkg.sh install-modules KOBJ MODDIR
+#       MODDIR/kernel/<path>/foo.ko from KOBJ/<path>/foo.ko.unsigned, mode
+#       0755 (find-debuginfo only takes files with an exec bit), plus the
+#       modules.order/modules.builtin* lists depmod reads.
+#   modsign-pkg.sh split-debug MODDIR DEBUGROOT
+#       For dpkg, whose dh_strip leaves .ko alone: the debug info of each
+#       module goes to DEBUGROOT/usr/lib/debug/.build-id/xx/yyyy.debug, the
+#       module keeps its symbol table (the loader needs it) and gets a
+#       .gnu_debuglink to that file.
+#   modsign-pkg.sh sign KOBJ MODDIR
+#       Sign every module under MODDIR in place with the tree's batch signer
+#       (KOBJ/scripts/modsign/pgp-sign), then check every one with the
+#       tree's verifier (pgp-verify) against the public keyring: one that
+#       does not verify fails the package build.  Keys come from the
+#       environment as for the kernel build (MODSECKEY or MODKEYNAME,
+#       MODPUBKEY, KEYFLAGS), else the ephemeral pair the kernel build made
+#       in KOBJ, whose secret half is deleted here.
+set -euo pipefail
+
+prog=${0##*/}
+
+die() {
+	echo "$prog: $*" >&2
+	exit 1
+}
+
+modules_under() {
+	find "$1" -type f -name '*.ko' | LC_ALL=C sort
+}
+
+install_modules() {
+	local kobj=$1 moddir=$2 ko n=0
+	[ -f "$kobj/modules.order" ] || die "$kobj/modules.order: missing (were the modules built?)"
+	mkdir -p "$moddir/kernel"
+	while read -r ko; do
+		ko=${ko%.o}
+		ko=${ko%.ko}.ko
+		[ -f "$kobj/$ko.unsigned" ] ||
+			die "$kobj/$ko.unsigned: missing; the tree must keep unsigned modules (kbuild-patches)"
+		install -D -m 0755 "$kobj/$ko.unsigned" "$moddir/kernel/$ko"
+		n=$((n + 1))
+	done <"$kobj/modules.order"
+	[ "$n" -gt 0 ] || die "$kobj/modules.order lists no module"
+	sed 's,^,kernel/,; s,\.o$,.ko,' "$kobj/modules.order" >"$moddir/modules.order"
+	sed 's,^,kernel/,; s,\.o$,.ko,' "$kobj/modules.builtin" >"$moddir/modules.builtin"
+	install -m 0644 "$kobj/modules.builtin.modinfo" "$moddir/modules.builtin.modinfo"
+	echo "$prog: installed $n unsigned modules in $moddir"
+}
+
+build_id() {
+	# The hex build-id of an ELF file, empty when it has none.
+	readelf -n "$1" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | head -n 1
+}
+
+split_debug() {
+	local moddir=$1 debugroot=$2 ko id dbg n=0
+	while read -r ko; do
+		id=$(build_id "$ko")
+		[ "${#id}" -gt 2 ] || die "$ko: no build-id, so no debug file name"
+		dbg="$debugroot/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+		mkdir -p "${dbg%/*}"
+		objcopy --only-keep-debug --compress-debug-sections=none "$ko" "$dbg"
+		chmod 0644 "$dbg"
+		# --strip-debug, not --strip-unneeded: the module loader resolves
+		# and relocates through the symbol table.
+		objcopy --strip-debug --remove-section=.comment "$ko"
+		objcopy --add-gnu-debuglink="$dbg" "$ko"
+		[ "$(build_id "$ko")" = "$id" ] || die "$ko: build-id changed while stripping"
+		n=$((n + 1))
+	done < <(modules_under "$moddir")
+	echo "$prog: split debug info of $n modules into $debugroot"
+}
+
+# The ephemeral secret key of this run, deleted on exit (a global: the
+# EXIT trap runs after sign_modules has returned).
+ephemeral=""
+discard_ephemeral() {
+	if [ -n "$ephemeral" ] && [ -e "$ephemeral" ]; then
+		rm -f "$ephemeral"
+		echo "$prog: deleted the ephemeral secret key $ephemeral"
+	fi
+}
+
+sign_modules() {
+	local kobj=$1 moddir=$2 pub hash signer verifier
+	local -a mods key
+	# The same keys, and the same defaults, as the kernel build: a secret
+	# key file (MODSECKEY), else a key gpg-agent holds (MODKEYNAME), else
+	# the ephemeral pair in the object tree.
+	if [ -n "${MODSECKEY:-}" ]; then
+		key=(--secret-key "$MODSECKEY")
+		[ -r "$MODSECKEY" ] || die "$MODSECKEY: secret key not readable"
+	elif [ -n "${MODKEYNAME:-}" ]; then
+		key=(--key-name "$MODKEYNAME")
+	else
+		ephemeral=$kobj/modsign.sec
+		key=(--secret-key "$ephemeral")
+		[ -r "$ephemeral" ] || die "$ephemeral: the build's ephemeral secret key is missing"
+	fi
+	if [ -n "${KEYFLAGS:-}" ]; then
+		key+=(--gpg-options "$KEYFLAGS")
+	fi
+	pub=${MODPUBKEY:-$kobj/modsign.pub}
+	[ -r "$pub" ] || die "$pub: public keyring not readable"
+
+	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kobj/.config")
+	[ -n "$hash" ] || die "$kobj/.config: no CONFIG_MODULE_SIG_HASH"
+	signer=$kobj/scripts/modsign/pgp-sign
+	verifier=$kobj/scripts/modsign/pgp-verify
+	[ -x "$signer" ] || die "$signer: the tree's batch signer is missing"
+	[ -x "$verifier" ] || die "$verifier: the tree's verifier is missing"
+
+	if [ -n "$ephemeral" ]; then
+		# Nothing is signed with it after this, whether signing works or
+		# not: an ephemeral key left in the build tree would be a key that
+		# nobody controls and that the packaged kernel trusts.
+		trap discard_ephemeral EXIT
+	fi
+	mapfile -t mods < <(modules_under "$moddir")
+	[ "${#mods[@]}" -gt 0 ] || die "$moddir: no modules to sign"
+	# The signer reads the key itself: no key material passes through this
+	# script's arguments, output or environment.
+	"$signer" --hash "$hash" "${key[@]}" --jobs "$(nproc)" "${mods[@]}" ||
+		die "signing failed (pgp-sign status $?)"
+	"$verifier" --keyring "$pub" "${mods[@]}" ||
+		die "a packaged module does not verify against $pub (pgp-verify status $?)"
+	chmod 0644 "${mods[@]}"
+	echo "$prog: signed and verified ${#mods[@]} modules"
+}
+
+case "${1:-}" in
+install-modules)
+	[ "$#" -eq 3 ] || die "usage: $prog install-modules KOBJ MODDIR"
+	install_modules "$2" "$3"
+	;;
+split-debug)
+	[ "$#" -eq 3 ] || die "usage: $prog split-debug MODDIR DEBUGROOT"
+	split_debug "$2" "$3"
+	;;
+sign)
+	[ "$#" -eq 3 ] || die "usage: $prog sign KOBJ MODDIR"
+	sign_modules "$2" "$3"
+	;;
+*)
+	echo "usage: $prog install-modules|split-debug|sign ..." >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,26 @@
+# Packages: `make rpm`, `make deb` (small config), KCONFIG=debian for
+# Debian's full config.  Included by the top-level Makefile, whose BUILD,
+# KSRC, TARBALL, KCONFIG, JOBS and FRAGMENT it uses.  Packages land in
+# $(PKGOUT)/rpm and $(PKGOUT)/deb, and are rebuilt only when an input
+# changes (packaging/build-package.sh keeps the stamp).
+#
+# Keys: MODSECKEY=... MODPUBKEY=... on the command line or in the
+# environment, or neither for an ephemeral key made by the kernel build.
+
+PKGOUT ?= $(BUILD)/packages/$(KCONFIG)
+
+pkg-env = TOP=$(CURDIR) TARBALL=$(TARBALL) KCONFIG=$(KCONFIG) JOBS=$(JOBS) \
+	FRAGMENT=$(FRAGMENT) KSRC=$(KSRC) \
+	$(if $(MODSECKEY),MODSECKEY=$(MODSECKEY)) $(if $(MODPUBKEY),MODPUBKEY=$(MODPUBKEY))
+
+.PHONY: rpm deb packages
+
+# rpmbuild starts from the tarball and kbuild-patches/ itself.
+rpm: deps
+	$(pkg-env) packaging/build-package.sh rpm $(PKGOUT)/rpm
+
+# dpkg-buildpackage starts from the patched tree `make tree` prepares.
+deb: tree
+	$(pkg-env) packaging/build-package.sh deb $(PKGOUT)/deb
+
+packages: rpm deb

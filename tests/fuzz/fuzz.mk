@@ -1,0 +1,29 @@
+# `make fuzz`: the libFuzzer targets of tests/fuzz (see README.md there),
+# included by the top-level Makefile.
+#
+#   make fuzz [FUZZ_TIME=seconds]   build, seed, replay the regression
+#                                   inputs, then fuzz the three targets for
+#                                   FUZZ_TIME seconds in all (default 300),
+#                                   printing executions and coverage each
+#
+# KSRC (the patched source) comes from the top-level Makefile; point it and
+# MODSIGN_SRC elsewhere to fuzz another tree: make fuzz KSRC=/path/to/linux.
+
+FUZZ_TIME   ?= 300
+FUZZ_OUT    ?= $(BUILD)/fuzz
+MODSIGN_SRC ?= $(KSRC)/scripts/modsign
+# Only the project's own tree is prepared first: a tree given on the
+# command line is fuzzed as it is.
+FUZZ_DEPS   ?= $(if $(filter $(BUILD)/src/linux,$(KSRC)),tree)
+fuzz-env     = KSRC=$(KSRC) MODSIGN_SRC=$(MODSIGN_SRC) FUZZ_OUT=$(FUZZ_OUT) BUILD=$(BUILD)
+fuzz-targets = 3
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_DEPS)
+	$(fuzz-env) tests/fuzz/fuzz.sh build
+	$(fuzz-env) tests/fuzz/fuzz.sh seeds
+	$(fuzz-env) tests/fuzz/fuzz.sh check-seeds
+
+fuzz: fuzz-build
+	$(fuzz-env) tests/fuzz/fuzz.sh replay
+	$(fuzz-env) tests/fuzz/fuzz.sh run $$(( $(FUZZ_TIME) / $(fuzz-targets) > 0 ? $(FUZZ_TIME) / $(fuzz-targets) : 1 ))

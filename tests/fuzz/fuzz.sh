@@ -1,0 +1,377 @@
+#!/bin/bash
+# Build, seed and run the libFuzzer targets; see README.md.
+#
+#   fuzz.sh build            compile the targets
+#   fuzz.sh seeds            make the seed corpus with gpg
+#   fuzz.sh check-seeds      the seeds parse as gpg says they should
+#   fuzz.sh replay           run every input of regressions/<target>/
+#   fuzz.sh run SECONDS [TARGET...]
+#                            fuzz each target for SECONDS, print the figures
+#
+# Environment: KSRC (kernel source holding the OpenPGP parsers, required),
+# MODSIGN_SRC (the signer/verifier sources, default $KSRC/scripts/modsign),
+# FUZZ_OUT (work directory, default $BUILD/fuzz), FUZZ_CC (clang-14).
+set -euo pipefail
+
+here=$(dirname "$(realpath "$0")")
+: "${KSRC:?KSRC must point at the patched kernel source}"
+MODSIGN_SRC=${MODSIGN_SRC:-$KSRC/scripts/modsign}
+FUZZ_OUT=${FUZZ_OUT:-${BUILD:?BUILD or FUZZ_OUT must be set}/fuzz}
+cc=${FUZZ_CC:-clang-14}
+targets=(pgp-key pgp-sig modsig)
+
+die() {
+	echo "fuzz: $*" >&2
+	exit 1
+}
+
+# -fno-sanitize-recover: a UBSan finding must stop the run like an ASan
+# one, or the fuzzer would print it and carry on as if nothing happened.
+san=(-fsanitize=address -fsanitize=undefined -fno-sanitize-recover=all)
+cflags=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wno-unused-function
+	-Werror=implicit-function-declaration -Werror=incompatible-pointer-types
+	"${san[@]}")
+
+# compile OUT SRC FLAGS...: instrumented for coverage, not linked
+compile() {
+	local out=$1 src=$2
+	shift 2
+	[ -f "$src" ] || die "$src is missing (KSRC=$KSRC MODSIGN_SRC=$MODSIGN_SRC)"
+	"$cc" "${cflags[@]}" -fsanitize=fuzzer-no-link "$@" -c -o "$out" "$src"
+}
+
+build() {
+	local obj="$FUZZ_OUT/obj" inc="$FUZZ_OUT/kinclude" h ak o
+	local -a kflags uflags kobjs=() uobjs=()
+	ak="$KSRC/crypto/asymmetric_keys"
+	rm -rf "$obj" "$inc"
+	mkdir -p "$obj" "$inc/linux" "$inc/crypto" "$inc/uapi/linux" "$FUZZ_OUT/bin"
+	# Only these kernel headers are used as they are; everything else the
+	# parsers include comes from shim/, so a new kernel dependency shows up
+	# as a compile error here instead of dragging in half of include/.
+	for h in linux/pgp.h linux/pgplib.h crypto/sha1.h uapi/linux/hash_info.h; do
+		[ -f "$KSRC/include/$h" ] || die "$KSRC/include/$h is missing"
+		ln -s "$KSRC/include/$h" "$inc/$h"
+	done
+	kflags=(-I"$here/shim" -I"$inc" -I"$ak")
+	for o in "$ak/pgp_library.c" "$ak/pgp_key_payload.c" "$ak/pgp_signature.c" \
+		"$KSRC/lib/crypto/sha1.c"; do
+		compile "$obj/k-$(basename "$o" .c).o" "$o" "${kflags[@]}"
+		kobjs+=("$obj/k-$(basename "$o" .c).o")
+	done
+	compile "$obj/fuzz-pgp-key.o" "$here/fuzz-pgp-key.c" "${kflags[@]}"
+	compile "$obj/fuzz-pgp-sig.o" "$here/fuzz-pgp-sig.c" "${kflags[@]}"
+	"$cc" "${san[@]}" -fsanitize=fuzzer -o "$FUZZ_OUT/bin/pgp-key" \
+		"$obj/fuzz-pgp-key.o" "${kobjs[@]}"
+	"$cc" "${san[@]}" -fsanitize=fuzzer -o "$FUZZ_OUT/bin/pgp-sig" \
+		"$obj/fuzz-pgp-sig.o" "${kobjs[@]}"
+
+	# The verifier, as scripts/modsign/Makefile builds pgp-verify (with the
+	# tree's tools/include), minus main().
+	# The object list is the one scripts/modsign/Makefile gives, asked of
+	# make, so that a file the build engineer adds is linked here too.
+	uflags=(-I"$MODSIGN_SRC" -I"$MODSIGN_SRC/../../tools/include")
+	[ -f "$MODSIGN_SRC/Makefile" ] || die "$MODSIGN_SRC/Makefile is missing"
+	# shellcheck disable=SC2016 # $(pgp-verify-objs) is for make to expand
+	for o in $(printf 'include %s\nfuzz-objs:\n\t@echo $(pgp-verify-objs)\n' \
+			"$MODSIGN_SRC/Makefile" | make -s --no-print-directory -f - HOSTPKG_CONFIG=pkg-config fuzz-objs); do
+		o=${o%.o}
+		[ "$o" = pgp-verify ] && continue
+		compile "$obj/u-$o.o" "$MODSIGN_SRC/$o.c" "${uflags[@]}"
+		uobjs+=("$obj/u-$o.o")
+	done
+	[ "${#uobjs[@]}" -gt 0 ] || die "no pgp-verify objects in $MODSIGN_SRC/Makefile"
+	compile "$obj/fuzz-modsig.o" "$here/fuzz-modsig.c" "${uflags[@]}"
+	"$cc" "${san[@]}" -fsanitize=fuzzer -o "$FUZZ_OUT/bin/modsig" \
+		"$obj/fuzz-modsig.o" "${uobjs[@]}" -lcrypto
+	echo "fuzz: built ${targets[*]} in $FUZZ_OUT/bin"
+}
+
+# The seed keys live in a private home that is removed, agent and all,
+# when seeding ends: a fuzz run leaves no secret key and no process behind.
+seed_home=
+seed_cleanup() {
+	if [ -n "$seed_home" ] && [ -d "$seed_home" ]; then
+		gpgconf --homedir "$seed_home" --kill all
+		rm -rf "$seed_home"
+	fi
+}
+
+g() {
+	gpg --homedir "$seed_home" --batch --quiet --no-tty --pinentry-mode loopback \
+		--passphrase '' "$@"
+}
+
+first_fpr() {
+	g --with-colons --list-keys "$1" | awk -F: '/^fpr/ {print $10; exit}'
+}
+
+# key_ids WHO: gpg's key IDs of WHO's keys and subkeys, lower case, in order
+key_ids() {
+	g --with-colons --list-keys "$1" | awk -F: '/^fpr/ {print tolower(substr($10, 25))}'
+}
+
+seeds() {
+	local s="$FUZZ_OUT/seeds" pgpseed="$here/pgpseed.pl" work name f h form uid n
+	local -A uids=([plain]="fuzz plain <plain@fuzz>" [subkeyed]="fuzz subkeyed <subkeyed@fuzz>"
+		[expired]="fuzz expired <expired@fuzz>")
+	local -a signopts
+	rm -rf "$s"
+	mkdir -p "$s/pgp-key" "$s/pgp-sig" "$s/modsig"
+	work=$(mktemp -d)
+	seed_home="$work/gnupg"
+	trap 'seed_cleanup; rm -rf "$work"' EXIT
+	mkdir -m 0700 "$seed_home"
+
+	# Small RSA keys: 2048 bits is the least the kernel takes.
+	g --quick-gen-key "${uids[plain]}" rsa2048 sign never
+	g --quick-gen-key "${uids[subkeyed]}" rsa2048 cert never
+	g --quick-add-key "$(first_fpr subkeyed@fuzz)" rsa2048 sign never
+	g --faked-system-time 20200101T000000 --quick-gen-key "${uids[expired]}" rsa2048 sign 1d
+
+	g --export >"$work/all.pub"
+	cp "$work/all.pub" "$s/pgp-key/all.pgp"
+	for name in plain subkeyed expired; do
+		g --export "$name@fuzz" >"$work/$name.pub"
+		(umask 077 && g --export-secret-keys "$name@fuzz" >"$work/$name.sec")
+		cp "$work/$name.pub" "$s/pgp-key/ring-$name.pgp"
+		"$pgpseed" payloads "$work/$name.pub" "$s/pgp-key/payload-$name"
+	done
+	for f in "$s"/pgp-key/*.pgp; do
+		for form in 1 2 5; do
+			"$pgpseed" newfmt "$f" "${f%.pgp}-new$form.pgp" "$form"
+		done
+	done
+
+	# A small stand-in for a stripped module: what is signed does not matter
+	# to the parsers, its length does a little (SHA block boundaries).
+	head -c 200 /bin/true >"$work/body"
+	for name in plain subkeyed expired; do
+		for h in SHA1 SHA224 SHA256 SHA384 SHA512; do
+			signopts=(--digest-algo "$h")
+			# The expired key signs while it was still valid.
+			[ "$name" = expired ] && signopts+=(--faked-system-time 20200101T060000)
+			g "${signopts[@]}" -u "$(first_fpr "$name@fuzz")" --detach-sign \
+				-o "$work/$name-$h.sig" "$work/body"
+		done
+	done
+	# Extra subpackets gpg can be asked for: a notation (critical or not),
+	# a signature expiry, a policy URL, a signer's user ID.
+	g -u "$(first_fpr plain@fuzz)" --digest-algo SHA256 --sig-notation 'note@fuzz=value' \
+		--detach-sign -o "$work/plain-notation.sig" "$work/body"
+	g -u "$(first_fpr plain@fuzz)" --digest-algo SHA256 --sig-notation '!crit@fuzz=value' \
+		--detach-sign -o "$work/plain-critical.sig" "$work/body"
+	g -u "$(first_fpr plain@fuzz)" --digest-algo SHA256 --default-sig-expire 1d --sig-policy-url \
+		'https://policy.fuzz/' --detach-sign -o "$work/plain-expiry.sig" "$work/body"
+	g -u "$(first_fpr plain@fuzz)" --digest-algo SHA256 --sender plain@fuzz \
+		--detach-sign -o "$work/plain-sender.sig" "$work/body"
+
+	n=0
+	for f in "$work"/*.sig; do
+		name=$(basename "$f" .sig)
+		uid=${uids[${name%%-*}]}
+		cp "$f" "$s/pgp-sig/$name.sig"
+		"$pgpseed" module "$work/all.pub" "$work/body" "$f" "$uid" "$s/modsig/$name.in"
+		for form in 1 2 5; do
+			"$pgpseed" newfmt "$f" "$work/$name-new$form.sig.tmp" "$form"
+			cp "$work/$name-new$form.sig.tmp" "$s/pgp-sig/$name-new$form.sig"
+			"$pgpseed" module "$work/all.pub" "$work/body" \
+				"$work/$name-new$form.sig.tmp" "$uid" "$s/modsig/$name-new$form.in"
+		done
+		n=$((n + 1))
+	done
+	# The verifier against a keyring of only the signer's key, of another
+	# key (unknown-key) and of a secret key export (pgp-key.c's secret key
+	# parsing, as the signer does for MODSECKEY); and an unsigned module.
+	"$pgpseed" module "$work/plain.pub" "$work/body" "$work/plain-SHA256.sig" \
+		"${uids[plain]}" "$s/modsig/own-ring.in"
+	"$pgpseed" module "$work/expired.pub" "$work/body" "$work/plain-SHA256.sig" \
+		"${uids[plain]}" "$s/modsig/other-ring.in"
+	"$pgpseed" module "$work/plain.sec" "$work/body" "$work/plain-SHA256.sig" \
+		"${uids[plain]}" "$s/modsig/secret-ring.in"
+	perl -e 'my $r = do { local $/; open(my $f, "<:raw", $ARGV[0]) or die; <$f> };
+		my $b = do { local $/; open(my $f, "<:raw", $ARGV[1]) or die; <$f> };
+		print pack("n", length($r)), $r, $b' "$work/plain.pub" "$work/body" \
+		>"$s/modsig/unsigned.in"
+
+	expectations >"$s/EXPECT"
+
+	seed_cleanup
+	seed_home=
+	rm -rf "$work"
+	trap - EXIT
+	echo "fuzz: seeds from $n gpg signatures and 3 keys:" \
+		"$(find "$s/pgp-key" -type f | wc -l) pgp-key," \
+		"$(find "$s/pgp-sig" -type f | wc -l) pgp-sig," \
+		"$(find "$s/modsig" -type f | wc -l) modsig"
+}
+
+# expectations: "TARGET FILE-GLOB RESULT" lines, what the code under test
+# must make of each seed, from what gpg says about the keys it made (so
+# a kernel fingerprint that differed from gpg's would show here).
+expectations() {
+	local -a ids all
+	local pl sp ss ex h hid
+	local -A pgp_hash=([SHA1]=2 [SHA224]=11 [SHA256]=8 [SHA384]=9 [SHA512]=10)
+	mapfile -t ids < <(key_ids plain@fuzz)
+	pl=${ids[0]}
+	mapfile -t ids < <(key_ids subkeyed@fuzz)
+	sp=${ids[0]}
+	ss=${ids[1]}
+	mapfile -t ids < <(key_ids expired@fuzz)
+	ex=${ids[0]}
+	mapfile -t all < <(g --with-colons --list-keys | awk -F: '/^fpr/ {print tolower(substr($10, 25))}')
+	echo "pgp-key all*.pgp payload=-74 id=- split=0 keys=4 accepted=4 ids=$(IFS=,; echo "${all[*]}")"
+	echo "pgp-key ring-plain*.pgp payload=0 id=$pl split=0 keys=1 accepted=1 ids=$pl"
+	echo "pgp-key ring-expired*.pgp payload=0 id=$ex split=0 keys=1 accepted=1 ids=$ex"
+	echo "pgp-key ring-subkeyed*.pgp payload=-74 id=- split=0 keys=2 accepted=2 ids=$sp,$ss"
+	echo "pgp-key payload-plain-[01]*.pgp payload=0 id=$pl split=0 keys=1 accepted=1 ids=$pl"
+	echo "pgp-key payload-expired-[01]*.pgp payload=0 id=$ex split=0 keys=1 accepted=1 ids=$ex"
+	echo "pgp-key payload-subkeyed-[01]*.pgp payload=0 id=$sp split=0 keys=1 accepted=1 ids=$sp"
+	# A subkey payload parses alone but is no keyring: no primary key.
+	echo "pgp-key payload-subkeyed-[23]*.pgp payload=0 id=$ss split=-74 keys=0 accepted=0 ids="
+	for h in "${!pgp_hash[@]}"; do
+		hid=${pgp_hash[$h]}
+		echo "pgp-sig plain-$h*.sig sig=0 params=0 hash=$hid issuer=$pl"
+		echo "pgp-sig subkeyed-$h*.sig sig=0 params=0 hash=$hid issuer=$ss"
+		echo "pgp-sig expired-$h*.sig sig=0 params=0 hash=$hid issuer=$ex"
+		echo "modsig plain-$h*.in valid"
+		echo "modsig subkeyed-$h*.in valid"
+		echo "modsig expired-$h*.in expired-key"
+	done
+	for h in notation sender expiry; do
+		echo "pgp-sig plain-$h*.sig sig=0 params=0 hash=8 issuer=$pl"
+	done
+	echo "pgp-sig plain-critical*.sig sig=-65 params=1 hash=0 issuer=-"
+	echo "modsig plain-notation*.in valid"
+	echo "modsig plain-sender*.in valid"
+	echo "modsig plain-expiry*.in expired-key"
+	echo "modsig plain-critical*.in unsupported"
+	echo "modsig own-ring.in valid"
+	echo "modsig secret-ring.in valid"
+	echo "modsig other-ring.in unknown-key"
+	echo "modsig unsigned.in unsigned"
+}
+
+# check_seeds: each seed gives the RESULT of seeds/EXPECT, and every seed
+# is covered by a line of it.
+check_seeds() {
+	local t glob want f got bad=0 n=0 seen
+	local -A result
+	for t in "${targets[@]}"; do
+		while read -r f got; do
+			result[$t/$f]=$got
+		done < <(FUZZ_REPORT=1 "$FUZZ_OUT/bin/$t" -runs=1 "$FUZZ_OUT/seeds/$t"/* 2>&1 |
+			awk '/^Running: / {f = $2; sub(".*/", "", f)}
+			     /^RESULT / && f != "" {sub(/^RESULT /, ""); print f, $0; f = ""}')
+	done
+	seen=$(mktemp)
+	while read -r t glob want; do
+		for f in "$FUZZ_OUT/seeds/$t"/$glob; do
+			[ -e "$f" ] || { echo "fuzz: no seed matches $t/$glob"; bad=$((bad + 1)); continue; }
+			f=$(basename "$f")
+			echo "$t/$f" >>"$seen"
+			got=${result[$t/$f]:-none}
+			[ "$t" = modsig ] && got=${got%% *}
+			n=$((n + 1))
+			if [ "$got" != "$want" ]; then
+				echo "fuzz: seed $t/$f: expected '$want', got '$got'"
+				bad=$((bad + 1))
+			fi
+		done
+	done <"$FUZZ_OUT/seeds/EXPECT"
+	for t in "${targets[@]}"; do
+		for f in "$FUZZ_OUT/seeds/$t"/*; do
+			if ! grep -qxF "$t/$(basename "$f")" "$seen"; then
+				echo "fuzz: seed $t/$(basename "$f") has no expectation"
+				bad=$((bad + 1))
+			fi
+		done
+	done
+	rm -f "$seen"
+	echo "fuzz: seeds: $((n - bad < 0 ? 0 : n - bad))/$n as expected, $bad problems"
+	[ "$bad" -eq 0 ]
+}
+
+# replay: every saved crash input, each a past bug, must now run clean.
+replay() {
+	local t bin rc=0 n
+	local -a inputs
+	for t in "${targets[@]}"; do
+		bin="$FUZZ_OUT/bin/$t"
+		[ -x "$bin" ] || die "$bin is not built"
+		mapfile -t inputs < <(find "$here/regressions/$t" -type f ! -name README 2>/dev/null | sort)
+		n=${#inputs[@]}
+		if [ "$n" -eq 0 ]; then
+			echo "fuzz: replay $t: no regression inputs"
+			continue
+		fi
+		if "$bin" -runs=1 "${inputs[@]}" >"$FUZZ_OUT/replay-$t.log" 2>&1; then
+			echo "fuzz: replay $t: $n inputs ran clean"
+		else
+			echo "fuzz: replay $t: FAILED (log: $FUZZ_OUT/replay-$t.log)"
+			grep -E 'ERROR|runtime error|FUZZ-INVARIANT|Running:' \
+				"$FUZZ_OUT/replay-$t.log" | tail -n 5 | sed 's/^/    /'
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+# run SECONDS [TARGET...]: one libFuzzer process per target.  The corpus
+# under $FUZZ_OUT/corpus grows from run to run; the seeds are read only.
+run() {
+	local secs=$1 t bin log rc=0 trc execs stats crashes
+	shift
+	[ "$#" -gt 0 ] || set -- "${targets[@]}"
+	for t in "$@"; do
+		bin="$FUZZ_OUT/bin/$t"
+		[ -x "$bin" ] || die "$bin is not built"
+		[ -d "$FUZZ_OUT/seeds/$t" ] || die "no seeds for $t (run: fuzz.sh seeds)"
+		# Crash inputs of earlier runs are kept, but apart, so the count
+		# below is this run's.
+		if [ -d "$FUZZ_OUT/crashes/$t" ]; then
+			mkdir -p "$FUZZ_OUT/crashes-earlier/$t"
+			find "$FUZZ_OUT/crashes/$t" -type f -exec mv -t "$FUZZ_OUT/crashes-earlier/$t" {} +
+		fi
+		mkdir -p "$FUZZ_OUT/corpus/$t" "$FUZZ_OUT/crashes/$t" "$FUZZ_OUT/logs"
+		log="$FUZZ_OUT/logs/$t.log"
+		if "$bin" -max_total_time="$secs" -print_final_stats=1 -max_len=8192 \
+			-timeout=10 -rss_limit_mb=1024 -detect_leaks=1 \
+			-artifact_prefix="$FUZZ_OUT/crashes/$t/" \
+			"$FUZZ_OUT/corpus/$t" "$FUZZ_OUT/seeds/$t" >"$log" 2>&1; then
+			trc=0
+		else
+			trc=$?
+		fi
+		execs=$(awk '/^stat::number_of_executed_units:/ {print $2}' "$log")
+		# The last status line has the final coverage: "cov: N ft: N corp: N/..."
+		stats=$(grep -E '^#[0-9]+' "$log" | tail -n 1 |
+			sed -nE 's/.*cov: ([0-9]+) ft: ([0-9]+) corp: ([0-9]+).*exec\/s: ([0-9]+).*/cov \1, ft \2, corpus \3, \4 exec\/s/p')
+		crashes=$(find "$FUZZ_OUT/crashes/$t" -type f | wc -l)
+		echo "fuzz: $t: ${execs:-?} executions in ${secs}s, ${stats:-no stats}, exit $trc, $crashes crash inputs"
+		if [ "$trc" -ne 0 ]; then
+			rc=1
+			grep -E 'ERROR: |runtime error|FUZZ-INVARIANT|SUMMARY|Test unit written' \
+				"$log" | head -n 6 | sed 's/^/    /'
+			echo "    log: $log; a fixed crash input goes to tests/fuzz/regressions/$t/"
+		fi
+	done
+	return "$rc"
+}
+
+case "${1:-}" in
+build) build ;;
+seeds) seeds ;;
+replay) replay ;;
+check-seeds) check_seeds ;;
+run)
+	shift
+	[ "$#" -ge 1 ] || die "usage: fuzz.sh run SECONDS [TARGET...]"
+	run "$@"
+	;;
+*)
+	echo "usage: fuzz.sh build|seeds|check-seeds|replay|run SECONDS [TARGET...]" >&2
+	exit 2
+	;;
+esac

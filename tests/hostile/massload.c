@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Guest side of the hostile-module test: load every module named in a
+ * list with finit_module(2), one after the other in one process (a fork
+ * and exec per module would cost more than the loads under TCG), and
+ * print one short line per module:
+ *
+ *	M <id> <OK|errno name> <taint mask after>
+ *
+ * A module that loads is removed again (delete_module) so that the next
+ * one, which has the same name, can load too; a failed removal is
+ * printed as "RMMOD-FAILED <id> <errno name>".  The list has lines
+ * "<id> <path>"; argv[2] is the module name to remove.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define E(x) { x, #x }
+static const struct {
+	int err;
+	const char *name;
+} errno_names[] = {
+	E(EKEYREJECTED), E(EKEYEXPIRED), E(EKEYREVOKED), E(ENOKEY),
+	E(EBADMSG), E(ENOPKG), E(ENODATA), E(ENOEXEC), E(EEXIST),
+	E(ENOMEM), E(EINVAL), E(EPERM), E(EACCES), E(ENOENT),
+	E(ELIBBAD), E(ENOMSG), E(EFBIG), E(EOVERFLOW), E(EMSGSIZE),
+	E(EFAULT), E(E2BIG), E(ENOSPC), E(EBUSY), E(ERANGE), E(ENOSYS),
+};
+
+static const char *errname(int err, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	snprintf(buf, len, "E%d", err);
+	return buf;
+}
+
+static int tainted(void)
+{
+	char buf[32] = "";
+	int fd = open("/proc/sys/kernel/tainted", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return (int)strtol(buf, NULL, 10);
+}
+
+int main(int argc, char **argv)
+{
+	char line[512], path[480], ebuf[16];
+	unsigned long id, n = 0, ok = 0, refused = 0;
+	FILE *list;
+	int fd, err;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s LIST MODNAME\n", argv[0]);
+		return 2;
+	}
+	list = fopen(argv[1], "r");
+	if (!list) {
+		perror(argv[1]);
+		return 2;
+	}
+	/* Line-buffered: a guest that dies midway still shows how far it got. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (fgets(line, sizeof(line), list)) {
+		if (sscanf(line, "%lu %479s", &id, path) != 2)
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			printf("M %lu OPEN-%s %d\n", id, errname(errno, ebuf, sizeof(ebuf)), tainted());
+			continue;
+		}
+		err = syscall(SYS_finit_module, fd, "", 0) ? errno : 0;
+		close(fd);
+		n++;
+		if (!err) {
+			ok++;
+			printf("M %lu OK %d\n", id, tainted());
+			if (syscall(SYS_delete_module, argv[2], O_NONBLOCK))
+				printf("RMMOD-FAILED %lu %s\n", id,
+				       errname(errno, ebuf, sizeof(ebuf)));
+		} else {
+			refused++;
+			printf("M %lu %s %d\n", id, errname(err, ebuf, sizeof(ebuf)), tainted());
+		}
+	}
+	fclose(list);
+	printf("MASSLOAD tried=%lu loaded=%lu refused=%lu\n", n, ok, refused);
+	return 0;
+}

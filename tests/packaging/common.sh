@@ -1,0 +1,42 @@
+# shellcheck shell=bash
+# Shared by the package tests: build the packages once (make rpm deb keeps
+# them under $BUILD/packages/small and rebuilds only when an input changes)
+# and find and unpack them.
+pkg_top=$(realpath "$(dirname "${BASH_SOURCE[0]}")/../..")
+# MODSIGN_PKG_DIR=DIR tests the packages in DIR/rpm and DIR/deb as they
+# are, without building (packages from elsewhere, or broken on purpose).
+pkg_dir=${MODSIGN_PKG_DIR:-$BUILD/packages/small}
+
+ensure_packages() {
+	[ -z "${MODSIGN_PKG_DIR:-}" ] || return 0
+	make -s -C "$pkg_top" BUILD="$BUILD" KCONFIG=small JOBS="${JOBS:-$(nproc)}" rpm deb
+}
+
+# One file matching a glob, or a failure naming the glob.
+one_file() {
+	local -a hits
+	mapfile -t hits < <(compgen -G "$1" || true)
+	if [ "${#hits[@]}" -ne 1 ]; then
+		echo "expected one file matching $1, found ${#hits[@]}" >&2
+		return 1
+	fi
+	echo "${hits[0]}"
+}
+
+kernel_rpm() { one_file "$pkg_dir/rpm/kernel-modsign-[0-9]*.x86_64.rpm"; }
+debuginfo_rpm() { one_file "$pkg_dir/rpm/kernel-modsign-debuginfo-*.x86_64.rpm"; }
+image_deb() { one_file "$pkg_dir/deb/linux-image-*-modsign_*_amd64.deb"; }
+dbg_deb() { one_file "$pkg_dir/deb/linux-image-*-modsign-dbg_*_amd64.deb"; }
+
+# unpack PACKAGE DIR: the payload (and, for a deb, the control area in
+# DIR/DEBIAN) of an rpm or deb.
+unpack() {
+	mkdir -p "$2"
+	case "$1" in
+	*.rpm) rpm2cpio "$1" | (cd "$2" && cpio -idm --quiet) ;;
+	*.deb)
+		dpkg-deb -x "$1" "$2"
+		dpkg-deb -e "$1" "$2/DEBIAN"
+		;;
+	esac
+}

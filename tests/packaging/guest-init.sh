@@ -1,0 +1,60 @@
+#!/bin/sh
+# shellcheck shell=dash
+# /init of the package test guest (a Debian bookworm root): install the
+# package in /pkg with dpkg or rpm, then, on the kernel booted from that
+# package with module.sig_enforce=1, load a copy of one module with one
+# byte changed, and modprobe every module the package holds.  Only facts
+# go to the console, as "R key value" lines between GUEST-START and
+# GUEST-END; the host judges them.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /tmp /run
+mount -t tmpfs tmpfs /run
+
+echo "GUEST-START"
+echo "R kernel $(uname -r)"
+echo "R sig_enforce $(cat /sys/module/module/parameters/sig_enforce)"
+kind=$(cat /pkg/kind)
+case "$kind" in
+deb) dpkg -i /pkg/*.deb >/tmp/install.log 2>&1 ;;
+# --force-debian: Debian's rpm refuses to install into a dpkg system
+# without it.
+rpm) rpm -i --force-debian /pkg/*.rpm >/tmp/install.log 2>&1 ;;
+esac
+echo "R install $?"
+sed 's/^/INSTALL-LOG /' /tmp/install.log
+moddir=/lib/modules/$(uname -r)
+
+# The changed copy first, while nothing is loaded: the signature check
+# comes before any other check of the module.
+first=$(head -n 1 /pkg/modules.list)
+cp "$moddir/$first" /tmp/changed.ko
+size=$(stat -c %s /tmp/changed.ko)
+off=$((size / 2))
+byte=$(od -An -tu1 -j "$off" -N 1 /tmp/changed.ko | tr -d ' ')
+oct=$(printf '%03o' $(((byte + 1) % 256)))
+printf '%b' "\\0$oct" | dd of=/tmp/changed.ko bs=1 seek="$off" conv=notrunc status=none
+cmp -s "$moddir/$first" /tmp/changed.ko && echo "R changed-copy identical"
+msg=$(insmod /tmp/changed.ko 2>&1)
+echo "R changed $? $msg"
+
+while read -r rel; do
+	name=$(basename "$rel" .ko)
+	if [ ! -f "$moddir/$rel" ]; then
+		echo "R missing $rel"
+		continue
+	fi
+	out=$(modprobe "$name" 2>&1)
+	echo "R modprobe $name $? $out"
+	echo "R signer $name $(modinfo -F signer "$moddir/$rel")"
+	echo "R sig_key $name $(modinfo -F sig_key "$moddir/$rel")"
+done </pkg/modules.list
+cut -d' ' -f1 /proc/modules | sed 's/^/R loaded /'
+echo "R tainted $(cat /proc/sys/kernel/tainted)"
+sed 's/^/R key /' /proc/keys
+echo "GUEST-END"
+# No init system here: busybox's reboot -f, which -no-reboot turns into
+# QEMU exiting.
+/pkg/busybox reboot -f

@@ -1,0 +1,109 @@
+#!/bin/bash
+# Install each kernel package in a Debian guest and load its modules:
+# boot 1 installs the linux-image deb with dpkg, boot 2 the kernel rpm
+# with rpm, each on the kernel image taken from that package, booted with
+# module.sig_enforce=1.  In the guest every packaged module is modprobed
+# from the installed /lib/modules tree, and a copy of one module with one
+# byte changed is loaded; the host judges the console.
+here=$(dirname "$(realpath "$0")")
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
+# shellcheck source=common.sh
+. "$here/common.sh"
+
+ensure_packages
+root_img=$BUILD/packages/guest-root.cpio.gz
+"$here/guest-root.sh" "$root_img"
+
+# guest_boot KIND PACKAGE: unpack PACKAGE on the host for its kernel image
+# and module list, boot the guest root plus a second archive holding
+# /init, the package and the list, and check what the guest reports.
+guest_boot() {
+	local kind=$1 package=$2 dir unpacked payload log krel mods kernel
+	dir=$(scratch "guest-$kind")
+	unpacked=$dir/unpacked
+	unpack "$package" "$unpacked"
+	if ! kernel=$(one_file "$unpacked/boot/vmlinuz-*"); then
+		fail "$kind: package holds one kernel image"
+		return
+	fi
+	krel=${kernel##*/vmlinuz-}
+	mods=$(cd "$unpacked/lib/modules/$krel" && find . -name '*.ko' | sed 's,^\./,,' | LC_ALL=C sort)
+	if [ -z "$mods" ]; then
+		fail "$kind: package holds modules" "none under /lib/modules/$krel"
+		return
+	fi
+
+	payload=$dir/payload
+	mkdir -p "$payload/pkg"
+	install -m 0755 "$here/guest-init.sh" "$payload/init"
+	install -m 0755 /bin/busybox "$payload/pkg/busybox"
+	cp "$package" "$payload/pkg/"
+	echo "$kind" >"$payload/pkg/kind"
+	echo "$mods" >"$payload/pkg/modules.list"
+	# A second newc archive after the root: the kernel unpacks both, the
+	# later one's /init over the root's.
+	(cd "$payload" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$dir/payload.cpio.gz"
+	cat "$root_img" "$dir/payload.cpio.gz" >"$dir/initrd.gz"
+
+	log=$dir/console.log
+	if ! MODSIGN_QEMU_MEM=${MODSIGN_QEMU_MEM:-1536} \
+		"$here/../guest/qemu-run.sh" "$kernel" "$dir/initrd.gz" "$log" \
+		module.sig_enforce=1 rdinit=/init; then
+		fail "$kind: guest boots and finishes" "see $log"
+		tail -n 30 "$log" | sed 's/^/    /'
+		return
+	fi
+	pass "$kind: guest boots and finishes"
+	tr -d '\r' <"$log" | sed -n 's/^R //p' >"$dir/results"
+	local r=$dir/results nmods nloaded name signer bad
+
+	check "$kind: guest runs the packaged kernel" "$krel" "$(sed -n 's/^kernel //p' "$r")"
+	check "$kind: module.sig_enforce is on" "Y" "$(sed -n 's/^sig_enforce //p' "$r")"
+	check "$kind: package installs (exit status)" "0" "$(sed -n 's/^install //p' "$r")"
+	check "$kind: packaged modules are in the installed tree" "" "$(sed -n 's/^missing //p' "$r")"
+
+	nmods=$(echo "$mods" | wc -l)
+	check "$kind: every module modprobes ($nmods)" "$nmods" \
+		"$(grep -cE '^modprobe [^ ]+ 0 ?$' "$r" || true)"
+	nloaded=0
+	bad=""
+	while read -r rel; do
+		name=$(basename "$rel" .ko)
+		if grep -qx "loaded ${name//-/_}" "$r"; then
+			nloaded=$((nloaded + 1))
+		else
+			bad="$bad $name"
+		fi
+	done <<<"$mods"
+	check "$kind: every module is in /proc/modules" "$nmods" "$nloaded${bad:+ (not:$bad)}"
+	check "$kind: kernel stays untainted" "0" "$(sed -n 's/^tainted //p' "$r")"
+
+	# Every module names one signer and key, and the kernel's keyring holds
+	# that key under that name ("<user ID>: <key ID>" in /proc/keys).
+	signer=$(sed -n 's/^signer [^ ]* //p' "$r" | LC_ALL=C sort -u)
+	keyid=$(sed -n 's/^sig_key [^ ]* //p' "$r" | LC_ALL=C sort -u | tr -d ':' | tr 'A-F' 'a-f')
+	check "$kind: modinfo shows one signer and key for all modules ($nmods)" "$nmods $nmods 1 1" \
+		"$(grep -c '^signer [^ ]* .' "$r" || true) $(grep -c '^sig_key [^ ]* .' "$r" || true) $(echo "$signer" | grep -c . || true) $(echo "$keyid" | grep -c . || true)"
+	if [ -n "$signer" ] && grep '^key ' "$r" | grep -qF " $signer: $keyid"; then
+		pass "$kind: signer '$signer: $keyid' is a key in the kernel's keyring"
+	else
+		fail "$kind: signer is a key in the kernel's keyring" \
+			"signer '$signer: $keyid', keys: $(sed -n 's/^key //p' "$r" | tr '\n' ';')"
+	fi
+
+	# insmod reports EKEYREJECTED as strerror's text.
+	check "$kind: module with one changed byte is refused (EKEYREJECTED)" \
+		"1 Key was rejected by service" \
+		"$(sed -n 's/^changed \([0-9]*\) .*: \(Key was rejected by service\)$/\1 \2/p; s/^changed \([0-9]*\) \(.*\)$/\1 \2/p' "$r" | head -n 1)"
+}
+
+for kind in deb rpm; do
+	if [ "$kind" = deb ]; then pkg=$(image_deb) || pkg=""; else pkg=$(kernel_rpm) || pkg=""; fi
+	if [ -z "$pkg" ]; then
+		fail "$kind: kernel package exists in $pkg_dir/$kind"
+		continue
+	fi
+	guest_boot "$kind" "$pkg"
+done
+finish

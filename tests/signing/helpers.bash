@@ -1,0 +1,164 @@
+# shellcheck shell=bash
+# Helpers for the tests/signing/*.sh scripts, sourced after tests/lib.sh.
+#
+# Environment (besides KDIR and BUILD):
+#   MODPUBKEY  public keyring built into $KDIR (default: $KDIR/modsign.pub)
+#
+# Test keys are made once and cached in $BUILD/test-keys; every gpg-agent
+# a helper starts is killed when the test script exits.
+
+tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SIGN=$KDIR/scripts/modsign/pgp-sign
+VERIFY=$KDIR/scripts/modsign/pgp-verify
+if [ -e "$KDIR/source/scripts/extract-module-sig.pl" ]; then
+	KSRC=$KDIR/source
+else
+	KSRC=$KDIR
+fi
+EXTRACT=$KSRC/scripts/extract-module-sig.pl
+# shellcheck disable=SC2034 # used by the scripts that source this
+KPUB=${MODPUBKEY:-$KDIR/modsign.pub}
+KEYS=$BUILD/test-keys
+MAGIC='~Module signature appended~'
+
+# Every GNUPGHOME used here, to kill its agent at exit.
+gpg_homes=()
+kill_agents() {
+	local h
+	for h in "${gpg_homes[@]}"; do
+		gpgconf --homedir "$h" --kill all >/dev/null 2>&1 || :
+	done
+}
+trap kill_agents EXIT
+
+# need CMD...: the tools a test cannot do without.
+need() {
+	local c
+	for c in "$@"; do
+		if ! command -v "$c" >/dev/null 2>&1; then
+			echo "missing tool: $c" >&2
+			exit 1
+		fi
+	done
+}
+need gpg gpgv gpgconf perl readelf openssl
+if ! command -v modinfo >/dev/null 2>&1; then
+	apt-get install -y -qq kmod >/dev/null
+fi
+if [ ! -x "$SIGN" ] || [ ! -x "$VERIFY" ]; then
+	echo "$SIGN / $VERIFY not built (CONFIG_MODULE_SIG_PGP?)" >&2
+	exit 1
+fi
+
+# mkkey NAME ALGO USAGE EXPIRE [PASSPHRASE]: make (once) a key whose
+# files are $KEYS/NAME.sec (gpg --export-secret-keys), $KEYS/NAME.pub
+# and whose GNUPGHOME is $KEYS/NAME.home.
+# Test scripts may run in parallel: key making is serialised by a lock.
+mkkey() {
+	gpg_homes+=("$KEYS/$1.home")
+	{
+		flock 9
+		mkkey_locked "$@"
+	} 9>"$KEYS/.lock"
+}
+
+mkkey_locked() {
+	local name=$1 algo=$2 usage=$3 expire=$4 pass=${5:-}
+	local home=$KEYS/$name.home
+	[ -s "$KEYS/$name.sec" ] && [ -s "$KEYS/$name.pub" ] && return 0
+	rm -rf "$home"
+	mkdir -p "$home"
+	chmod 700 "$home"
+	if [ "$algo" = rsa8192 ]; then
+		# --quick-gen-key caps RSA at 4096 bits; a parameter file does not
+		printf '%s\n' '%no-protection' 'Key-Type: RSA' 'Key-Length: 8192' \
+			'Key-Usage: sign' "Name-Real: Test $name" 'Expire-Date: 0' \
+			'%commit' >"$home/params"
+		gpg --homedir "$home" --batch --enable-large-rsa \
+			--generate-key "$home/params" 2>/dev/null
+	else
+		gpg --homedir "$home" --batch --pinentry-mode loopback \
+			--passphrase "$pass" \
+			--quick-gen-key "Test $name <$name@modsign.test>" \
+			"$algo" "$usage" "$expire" 2>/dev/null
+	fi
+	gpg --homedir "$home" --batch --pinentry-mode loopback \
+		--passphrase "$pass" --export-secret-keys >"$KEYS/$name.sec.tmp" 2>/dev/null
+	gpg --homedir "$home" --batch --export >"$KEYS/$name.pub" 2>/dev/null
+	mv "$KEYS/$name.sec.tmp" "$KEYS/$name.sec"
+}
+
+# fpr NAME: fingerprint of the primary key of test key NAME.
+fpr() {
+	gpg --homedir "$KEYS/$1.home" --batch --with-colons --list-keys |
+		awk -F: '$1 == "fpr" { print $10; exit }'
+}
+
+# keyid NAME: its 16-digit key ID.
+keyid() {
+	fpr "$1" | cut -c25-40
+}
+
+mkdir -p "$KEYS"
+chmod 700 "$KEYS"
+mkkey main rsa2048 sign never
+
+# A module to sign: a stripped, unsigned copy of an in-tree one.
+sample_module() {
+	local m
+	m=$(head -n1 "$KDIR/modules.order")
+	echo "$KDIR/${m%.ko}.ko.stripped"
+}
+
+# has_trailer FILE: does FILE end with the signature magic?
+has_trailer() {
+	tail -c 28 "$1" | cmp -s - <(printf '%s\n' "$MAGIC")
+}
+
+# verify_outcome KEYRING FILE: the outcome pgp-verify gives.
+verify_outcome() {
+	local out
+	out=$("$VERIFY" --keyring "$1" "$2" 2>&1) || :
+	out=${out#"$2": }
+	echo "${out%%:*}"
+}
+
+# verify_status KEYRING FILE: pgp-verify's exit status.
+verify_status() {
+	local rc=0
+	"$VERIFY" --keyring "$1" "$2" >/dev/null 2>&1 || rc=$?
+	echo "$rc"
+}
+
+# gpgv_ok KEYRING FILE DIR: does gpgv accept the signature that
+# extract-module-sig.pl takes out of FILE, over the body it gives?
+gpgv_ok() {
+	local ring=$1 file=$2 dir=$3 base
+	base=$dir/$(basename "$file")
+	perl "$EXTRACT" -s "$file" >"$base.sig" 2>/dev/null &&
+		perl "$EXTRACT" -0 "$file" >"$base.body" 2>/dev/null &&
+		gpgv --keyring "$(realpath "$ring")" "$base.sig" "$base.body" \
+			>/dev/null 2>&1
+}
+
+# modinfo_field FILE FIELD: one field of modinfo's output.
+modinfo_field() {
+	modinfo -F "$2" "$1" 2>/dev/null | head -n1
+}
+
+# extmod DIR [MAKE ARGS...]: copy the test modules to DIR and build them
+# against $KDIR; the output goes to DIR.log, the status is make's.
+extmod() {
+	local dir=$1
+	shift
+	rm -rf "$dir"
+	cp -r "$tests_dir/modules/extmod" "$dir"
+	extmod_make "$dir" "$@"
+}
+
+# extmod_make DIR [MAKE ARGS...]: (re)build the test modules in DIR.
+extmod_make() {
+	local dir=$1
+	shift
+	make -C "$KDIR" M="$dir" "$@" modules >"$dir.log" 2>&1
+}
