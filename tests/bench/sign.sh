@@ -6,6 +6,9 @@
 #
 #   floor     bin/floor: SHA-256 of the body and one EVP_PKEY_sign (OpenSSL
 #             libcrypto) in a loop, modules already in memory, nothing else
+#   wfloor    the same loop also writing each module with a signature-sized
+#             tail to a new file (bin/floor -w): the floor of a signer that
+#             makes files, so that the cost of writing them is told apart
 #   signer    the project's batch signer, key file, in-process libcrypto
 #             (pgp-sign --secret-key --jobs J --suffix, as kbuild runs it)
 #   sign-file the tree's scripts/sign-file once per module (PKCS#7, with an
@@ -32,7 +35,7 @@ corpus=$BENCH_DIR/corpus
 work=$BENCH_DIR/work
 read -r -a sizes <<<"${BENCH_SIZES:-3072 4096}"
 read -r -a jobs_list <<<"${BENCH_JOBS_LIST:-1 2}"
-read -r -a methods <<<"${BENCH_METHODS:-floor signer sign-file gpg gfloor agent}"
+read -r -a methods <<<"${BENCH_METHODS:-floor wfloor signer sign-file gpg gfloor agent}"
 chunk=${BENCH_CHUNK:-200}
 raw=$res/sign.tsv
 sizes_tsv=$res/sizes.tsv
@@ -68,21 +71,26 @@ split -l "$chunk" -d -a 4 "$work/sample" "$work/chunk."
 mapfile -t chunks < <(ls "$work"/chunk.*)
 echo "sign: $sample of $total modules ($(awk '{s += $2} END {printf "%.0f MB", s / 1e6}' "$work/body-sizes")), ${#chunks[@]} chunks of up to $chunk"
 
-# One gpg-agent per key size, for gpg and for the signer's agent path; its
-# CPU time is added to theirs (btime -a).
-declare -A keydir agent_pid
+# One gpg-agent per key size, for gpg and for the signer's agent path, in
+# a copy of the key's GNUPGHOME of this run's own (so that runs never share
+# an agent); its CPU time is added to theirs (btime -a).
+declare -A keydir agent_pid gnupg
 stop_agents() {
 	local s
 	for s in "${sizes[@]}"; do
-		[ -n "${keydir[$s]:-}" ] &&
-			gpgconf --homedir "${keydir[$s]}/gnupg" --kill gpg-agent >/dev/null 2>&1
+		[ -n "${gnupg[$s]:-}" ] &&
+			gpgconf --homedir "${gnupg[$s]}" --kill gpg-agent >/dev/null 2>&1
 	done
 	return 0
 }
 trap stop_agents EXIT
 for s in "${sizes[@]}"; do
 	keydir[$s]=$("$(dirname "$0")/keys.sh" "$BENCH_DIR/keys" "$s")
-	home=${keydir[$s]}/gnupg
+	home=$work/gnupg-$s
+	rm -rf "$home"
+	cp -a "${keydir[$s]}/gnupg" "$home"
+	rm -f "$home"/S.* "$home"/*.lock
+	gnupg[$s]=$home
 	gpgconf --homedir "$home" --launch gpg-agent
 	agent_pid[$s]=$(gpg-connect-agent --homedir "$home" 'getinfo pid' /bye |
 		awk '/^D / {print $2}')
@@ -130,11 +138,15 @@ run_one() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	case $method in
-	floor | gfloor)
+	floor | wfloor | gfloor)
 		mapfile -t paths < <(sed "s,^,$corpus/bodies/," "$list")
+		if [ "$method" = wfloor ]; then
+			paths=(-w "$out" "${paths[@]}")
+		fi
 		"$bin/floor" -o "$raw" -l "$label" -k "$kd/key.pem" -j "$j" \
-			-e "$([ "$method" = floor ] && echo openssl || echo gcrypt)" \
+			-e "$([ "$method" = gfloor ] && echo gcrypt || echo openssl)" \
 			"${paths[@]}" >/dev/null
+		rm -rf "$out"
 		return 0
 		;;
 	signer | agent)
@@ -149,7 +161,7 @@ run_one() {
 		else
 			"$bin/btime" -o "$raw" -l "$label" -n "$n" -a "${agent_pid[$size]}" -- \
 				"$signer" --key-name "$(cat "$kd/fpr")" \
-				--gpg-options "--homedir $kd/gnupg" --hash sha256 --jobs "$j" \
+				--gpg-options "--homedir ${gnupg[$size]}" --hash sha256 --jobs "$j" \
 				--suffix .body --files-from "$work/files"
 		fi
 		;;
@@ -161,7 +173,7 @@ run_one() {
 	gpg)
 		(cd "$corpus/bodies" && "$bin/btime" -o "$raw" -l "$label" -n "$n" \
 			-a "${agent_pid[$size]}" -- \
-			xargs -d '\n' -P "$j" -I{} "$bin/gpgframe" "$kd/gnupg" \
+			xargs -d '\n' -P "$j" -I{} "$bin/gpgframe" "${gnupg[$size]}" \
 			"$(cat "$kd/fpr")!" "$(cat "$kd/uid")" "$(cat "$kd/keyid")" \
 			{} "$out/{}") <"$list"
 		;;
@@ -223,4 +235,5 @@ for i in "${!chunks[@]}"; do
 	done
 	echo "sign: chunk $((i + 1))/${#chunks[@]} done, $((SECONDS - start))s, load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
-rm -f "$work"/chunk.* "$work/files" "$work"/p7.*
+stop_agents
+rm -rf "$work"/chunk.* "$work/files" "$work"/p7.* "$work"/gnupg-*

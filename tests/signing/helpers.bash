@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Helpers for the tests/signing/*.sh scripts, sourced after tests/lib.sh.
+# Helpers for the tests/signing/test-*.sh scripts, sourced after tests/lib.sh.
 #
 # Environment (besides KDIR and BUILD):
 #   MODPUBKEY  public keyring built into $KDIR (default: $KDIR/modsign.pub)

@@ -4,7 +4,7 @@
  * machine, one hash of each module's bytes and one bare RSA private-key
  * operation on the digest, in a loop with nothing else in it.
  *
- *	floor -o FILE -l LABEL -k KEY.pem [-e openssl|gcrypt] [-j N] MODULE...
+ *	floor -o FILE -l LABEL -k KEY.pem [-e openssl|gcrypt] [-j N] [-w DIR] MODULE...
  *
  * The modules are read into memory first; only the loop is timed.  With
  * -e openssl (the default) the digest is signed with EVP_PKEY_sign on a
@@ -13,7 +13,10 @@
  * what gpg-agent does for gpg and for the project's signer without a
  * key file.  Hashing is SHA-256 with libcrypto's EVP_Digest in both
  * (gpg-agent is handed a digest).  With -j N the modules are shared out
- * among N forked workers, module i to worker i mod N.
+ * among N forked workers, module i to worker i mod N.  With -w DIR each
+ * module is also written, in the loop, to DIR/BASENAME followed by the
+ * signature and as many bytes again as a trailer needs (create, write,
+ * close): the least any signer that makes signed files can cost.
  *
  * Appends "LABEL COUNT WALL USER SYS 0" (seconds) to FILE, like btime,
  * and prints the RSA operations per second of the loop to stdout.
@@ -38,9 +41,12 @@
 #include <openssl/rsa.h>
 
 struct module {
+	const char *name;
 	unsigned char *data;
 	size_t len;
 };
+
+static const char *outdir;
 
 struct engine {
 	int gcrypt;
@@ -70,6 +76,7 @@ static void read_module(const char *path, struct module *m)
 		fprintf(stderr, "floor: %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
+	m->name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	m->len = (size_t)st.st_size;
 	m->data = malloc(m->len ? m->len : 1);
 	if (!m->data)
@@ -165,6 +172,27 @@ static void engine_init(struct engine *eng, const char *keyfile)
 	EVP_PKEY_free(pkey);
 }
 
+/* Write the module and a trailer-sized tail after its signature. */
+static void write_one(const struct module *m, const unsigned char *sig,
+		      size_t slen)
+{
+	static const unsigned char trailer[1024];
+	char path[4096];
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", outdir, m->name) >=
+	    sizeof(path))
+		die("output path too long");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, m->data, m->len) != (ssize_t)m->len ||
+	    write(fd, sig, slen) != (ssize_t)slen ||
+	    write(fd, trailer, slen / 4 + 100) != (ssize_t)(slen / 4 + 100) ||
+	    close(fd)) {
+		fprintf(stderr, "floor: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
 static void sign_one(struct engine *eng, const struct module *m)
 {
 	unsigned char digest[32], sig[1024];
@@ -178,14 +206,18 @@ static void sign_one(struct engine *eng, const struct module *m)
 		if (EVP_PKEY_sign(eng->ctx, sig, &slen, digest, dlen) <= 0 ||
 		    slen != eng->siglen)
 			die("EVP_PKEY_sign");
-		return;
+	} else {
+		if (gcry_sexp_build(&data, NULL,
+				    "(data(flags pkcs1)(hash sha256 %b))",
+				    (int)dlen, digest) ||
+		    gcry_pk_sign(&res, data, eng->key))
+			die("gcry_pk_sign");
+		gcry_sexp_release(res);
+		gcry_sexp_release(data);
+		slen = eng->siglen;
 	}
-	if (gcry_sexp_build(&data, NULL, "(data(flags pkcs1)(hash sha256 %b))",
-			    (int)dlen, digest) ||
-	    gcry_pk_sign(&res, data, eng->key))
-		die("gcry_pk_sign");
-	gcry_sexp_release(res);
-	gcry_sexp_release(data);
+	if (outdir)
+		write_one(m, sig, slen);
 }
 
 static double now(void)
@@ -213,7 +245,7 @@ int main(int argc, char **argv)
 	int c, status, failed = 0;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "o:l:k:e:j:")) != -1) {
+	while ((c = getopt(argc, argv, "o:l:k:e:j:w:")) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -231,6 +263,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'w':
+			outdir = optarg;
+			break;
 		case 'j':
 			jobs = strtol(optarg, NULL, 10);
 			if (jobs < 1 || jobs > 64)
@@ -242,7 +277,7 @@ int main(int argc, char **argv)
 	}
 	if (!out || !label || !keyfile || optind >= argc) {
 		fprintf(stderr,
-			"usage: floor -o FILE -l LABEL -k KEY.pem [-e openssl|gcrypt] [-j N] MODULE...\n");
+			"usage: floor -o FILE -l LABEL -k KEY.pem [-e openssl|gcrypt] [-j N] [-w DIR] MODULE...\n");
 		return 2;
 	}
 	n = (size_t)(argc - optind);
