@@ -12,7 +12,7 @@ build_pkgs=(
 test_pkgs=(
 	qemu-system-x86 busybox-static mmdebstrap rpm debugedit debhelper
 	fakeroot lintian clang-14 libclang-rt-14-dev shellcheck gnuplot-nox
-	devscripts
+	devscripts openssl python3
 )
 
 case "${1:-build}" in

@@ -81,15 +81,16 @@ guest_boot() {
 
 	# Every module names one signer and key, and the kernel's keyring holds
 	# that key under that name ("<user ID>: <key ID>" in /proc/keys).
-	signer=$(sed -n 's/^signer [^ ]* //p' "$r" | LC_ALL=C sort -u)
-	keyid=$(sed -n 's/^sig_key [^ ]* //p' "$r" | LC_ALL=C sort -u | tr -d ':' | tr 'A-F' 'a-f')
+	signer=$(sed -n 's/^signer [^ ]* \(..*\)$/\1/p' "$r" | LC_ALL=C sort -u)
+	keyid=$(sed -n 's/^sig_key [^ ]* \(..*\)$/\1/p' "$r" | LC_ALL=C sort -u | tr -d ':' | tr 'A-F' 'a-f')
 	check "$kind: modinfo shows one signer and key for all modules ($nmods)" "$nmods $nmods 1 1" \
 		"$(grep -c '^signer [^ ]* .' "$r" || true) $(grep -c '^sig_key [^ ]* .' "$r" || true) $(echo "$signer" | grep -c . || true) $(echo "$keyid" | grep -c . || true)"
-	if [ -n "$signer" ] && grep '^key ' "$r" | grep -qF " $signer: $keyid"; then
+	if [ "$(echo "$signer" | grep -c .)" = 1 ] && [ "$(echo "$keyid" | grep -c .)" = 1 ] &&
+		grep '^key ' "$r" | grep -qF " $signer: $keyid"; then
 		pass "$kind: signer '$signer: $keyid' is a key in the kernel's keyring"
 	else
 		fail "$kind: signer is a key in the kernel's keyring" \
-			"signer '$signer: $keyid', keys: $(sed -n 's/^key //p' "$r" | tr '\n' ';')"
+			"signer '${signer//$'\n'/|}: ${keyid//$'\n'/|}', keys: $(sed -n 's/^key //p' "$r" | tr '\n' ';')"
 	fi
 
 	# insmod reports EKEYREJECTED as strerror's text.

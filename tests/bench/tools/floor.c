@@ -4,7 +4,8 @@
  * machine, one hash of each module's bytes and one bare RSA private-key
  * operation on the digest, in a loop with nothing else in it.
  *
- *	floor -o FILE -l LABEL -k KEY.pem [-e openssl|gcrypt] [-j N] [-w DIR] MODULE...
+ *	floor -o FILE -l LABEL -k KEY.pem [-e openssl|gcrypt] [-j N] [-w DIR]
+ *	      MODULE...
  *
  * The modules are read into memory first; only the loop is timed.  With
  * -e openssl (the default) the digest is signed with EVP_PKEY_sign on a
