@@ -65,6 +65,8 @@ guest_boot() {
 	shift 3
 	"$(dirname "${BASH_SOURCE[0]}")/mkinitramfs.sh" "$log.cpio.gz" "$loader" "$payload"
 	"$(dirname "${BASH_SOURCE[0]}")/qemu-run.sh" "$kernel" "$log.cpio.gz" "$log" "$@"
+	# The serial console ends lines with CR LF.
+	sed -i "s/\r$//" "$log"
 	rm -f "$log.cpio.gz"
 }
 

@@ -41,6 +41,93 @@ mutate "$dir/valid.ko" "$dir/keyid.ko" "
 sl = int.from_bytes(d[$info + 8:$info + 12], 'big')
 d[$info - sl - 1] ^= 1"
 
+# sigmut IN OUT PYTHON: OUT is IN with its signature packet rewritten.
+# PYTHON may change b (the packet body), info (struct module_signature)
+# and hdr (None: a new-format header for the new body; else these bytes);
+# sig_len follows the packet.  Body offsets of the packets pgp-sign makes
+# (FORMAT.md): 0 version, 4 hashed area length, 6 creation time subpacket,
+# 12 issuer fingerprint subpacket, 35 unhashed area length, 37 issuer key
+# ID subpacket (38 its type, 39 the key ID), 47 quick check, 49 the MPI.
+sigmut() {
+	python3 -c "
+import sys
+d = open(sys.argv[1], 'rb').read()
+info = bytearray(d[-40:-28])
+sl = int.from_bytes(info[8:12], 'big')
+pkt = d[-40 - sl:-40]
+o1 = pkt[1]
+hl = 2 if o1 < 192 else 3 if o1 < 224 else 6
+b = bytearray(pkt[hl:])
+hdr = None
+$3
+if hdr is None:
+    n = len(b)
+    if n < 192:
+        hdr = bytes([0xc2, n])
+    elif n < 8384:
+        hdr = bytes([0xc2, ((n - 192) >> 8) + 192, (n - 192) & 0xff])
+    else:
+        hdr = bytes([0xc2, 255]) + n.to_bytes(4, 'big')
+pkt = hdr + bytes(b)
+info[8:12] = len(pkt).to_bytes(4, 'big')
+open(sys.argv[2], 'wb').write(d[:-40 - sl] + pkt + info + d[-28:])" "$1" "$2"
+}
+
+# The kernel's verdicts (crypto/asymmetric_keys/pgp_library.c,
+# kernel/module/signing.c), which pgp-verify must give too.
+# MPI bit count not exact (the value is unchanged): EBADMSG
+sigmut "$dir/valid.ko" "$dir/mpi-bits.ko" "
+bits = int.from_bytes(b[49:51], 'big')
+top = (bits - 1) % 8
+b[49:51] = (bits - top + (top + 1) % 8).to_bytes(2, 'big')"
+# first MPI octet zero, bit count kept: EBADMSG
+sigmut "$dir/valid.ko" "$dir/mpi-zero.ko" 'b[51] = 0'
+# a leading zero octet, counted in the bit count: EBADMSG
+sigmut "$dir/valid.ko" "$dir/mpi-pad.ko" "
+bits = int.from_bytes(b[49:51], 'big')
+b[49:51] = (bits + 8).to_bytes(2, 'big')
+b[51:51] = b'\0'"
+# issuer fingerprint (hashed) and issuer key ID (unhashed) disagree: EBADMSG
+sigmut "$dir/valid.ko" "$dir/issuer-disagree.ko" 'b[46] ^= 1'
+# time subpackets in the unhashed area are not looked at: valid
+for t in 2 3 9; do
+	sigmut "$dir/valid.ko" "$dir/unhashed-time$t.ko" "b[38] = $t"
+done
+# signature versions 2, 3, 5, 6: ENOPKG; any other but 4: EBADMSG
+for v in 0 1 2 3 5 6 17 99 255; do
+	sigmut "$dir/valid.ko" "$dir/version$v.ko" "b[0] = $v"
+done
+# old-format header of indeterminate length (tag octet 0x8b): EBADMSG
+sigmut "$dir/valid.ko" "$dir/indeterminate.ko" 'hdr = bytes([0x8b])'
+# the same packet with an old-format two-octet length is fine
+sigmut "$dir/valid.ko" "$dir/oldformat.ko" 'hdr = bytes([0x89]) + len(b).to_bytes(2, "big")'
+# unknown id_type in struct module_signature: mod_check_sig(), ENOPKG
+for t in 3 255; do
+	mutate "$dir/valid.ko" "$dir/idtype$t.ko" "d[$info + 2] = $t"
+done
+# ... even when signer_len and key_id_len, which only OpenPGP uses, would
+# run past the start of the file
+mutate "$dir/valid.ko" "$dir/idtype3-lens.ko" "
+d[$info + 2] = 3
+d[$info + 3] = 255
+d[$info + 4] = 255
+d[$info + 8:$info + 12] = (len(d) - 40 - 300).to_bytes(4, 'big')"
+# Order: the information block is checked before the packet is parsed,
+# hash 200 (past HASH_ALGO__LAST) before version 5: EBADMSG
+sigmut "$dir/valid.ko" "$dir/order-hash-version.ko" 'info[1] = 200; b[0] = 5'
+# an unknown critical subpacket stops the parse before a garbled
+# unhashed area is seen: ENOPKG
+sigmut "$dir/valid.ko" "$dir/order-critical.ko" "
+b[5] += 2
+b[35:35] = bytes([1, 0x80 | 100])
+b[37 + 2:39 + 2] = b'\xff\xff'"
+# a signature longer than the modulus: EBADMSG (pgp_sig_pad_mpi), after
+# the quick check, which is left alone
+sigmut "$dir/valid.ko" "$dir/mpi-long.ko" "
+bits = int.from_bytes(b[49:51], 'big')
+b[49:51] = (((bits + 7) // 8) * 8 + 1).to_bytes(2, 'big')
+b[51:51] = b'\x01'"
+
 cp "$src" "$dir/expired.ko"
 created=$(gpg --homedir "$KEYS/expired.home" --batch --with-colons --list-keys |
 	awk -F: '$1 == "pub" { print $6; exit }')
@@ -87,6 +174,30 @@ truncated-sig corrupt 15
 siglen corrupt 15
 keyid corrupt 15
 pkcs7 pkcs7 16
+mpi-bits corrupt 15
+mpi-zero corrupt 15
+mpi-pad corrupt 15
+mpi-long corrupt 15
+issuer-disagree corrupt 15
+unhashed-time2 valid 0
+unhashed-time3 valid 0
+unhashed-time9 valid 0
+version0 corrupt 15
+version1 corrupt 15
+version2 unsupported 14
+version3 unsupported 14
+version5 unsupported 14
+version6 unsupported 14
+version17 corrupt 15
+version99 corrupt 15
+version255 corrupt 15
+indeterminate corrupt 15
+oldformat valid 0
+idtype3 unsupported 14
+idtype255 unsupported 14
+idtype3-lens unsupported 14
+order-hash-version corrupt 15
+order-critical unsupported 14
 EOF_CASES
 
 # Several modules: one line each, the status of the first bad one.
