@@ -4,7 +4,7 @@
 #                               build overhead, guest load time
 #   make bench BENCH_SAMPLE=N   the same signing only N modules (quick run)
 #
-# Other knobs, all optional: BENCH_PARTS (default "sign insn build guest"),
+# Other knobs, all optional: BENCH_PARTS (default "sign insn pass build guest"),
 # BENCH_SIZES ("3072 4096"), BENCH_JOBS_LIST ("1 2"), BENCH_CHUNK (200
 # modules signed by every method in turn), BENCH_BUILD_RUNS (3 timed
 # builds of each kind), BENCH_ROUNDS (40 guest load rounds).  Results:

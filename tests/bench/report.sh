@@ -154,6 +154,21 @@ if [ -s "$res/insn.tsv" ]; then
 	targets+=("| (cross-check) pgp-sign / floor, instructions (callgrind) | $ri_ | | $(verdict "<=" 1.15 "$ri_") |")
 fi
 
+if [ -s "$res/pass.tsv" ]; then
+	read -r pw pc pn < <(awk '{ n[$1] += $2; w[$1] += $3; c[$1] += $4 + $5 }
+		END { printf "%.4f %.4f %d\n", w["signer"] / w["floor"], c["signer"] / c["floor"], n["signer"] }' "$res/pass.tsv")
+	{
+		echo "One pgp-sign run over $pn modules into a fresh directory, as kbuild signs (RSA-4096, one job), against the floor over the same modules:"
+		echo
+		echo "| run | floor ms/module wall | pgp-sign ms/module wall | floor ms/module CPU | pgp-sign ms/module CPU |"
+		echo "|---:|---:|---:|---:|---:|"
+		awk '$1 == "floor" { fw = 1000 * $3 / $2; fc = 1000 * ($4 + $5) / $2 }
+			$1 == "signer" { printf "| %d | %.2f | %.2f | %.2f | %.2f |\n", ++r, fw, 1000 * $3 / $2, fc, 1000 * ($4 + $5) / $2 }' "$res/pass.tsv"
+		echo
+	} >>"$table"
+	targets+=("| (cross-check) pgp-sign / floor, one run over all modules as kbuild signs | $(printf '%.2f' "$pw") | $(printf '%.2f' "$pc") | $(verdict "<=" 1.15 "$(printf '%.2f' "$pw")" "$(printf '%.2f' "$pc")") |")
+fi
+
 if [ -s "$build" ]; then
 	# build.tsv: "KIND-TREE RUN WALL USER SYS 0", KIND clean, rebuild, tools
 	{

@@ -4,6 +4,7 @@
 #   1. corpus.sh  Debian's linux-image-6.1.*-amd64-unsigned modules, bodies
 #   2. sign.sh    signing speed: pgp-sign, sign-file, gpg, the floors
 #      insn.sh    instructions per module, pgp-sign against the floor
+#      pass.sh    pgp-sign over all modules in one run, as kbuild runs it
 #   3. build.sh   what signing adds to make modules
 #   4. guest.sh   load time in QEMU, OpenPGP against PKCS#7
 #   5. report.sh  results/table.md, results/chart.png; the last line is
@@ -11,7 +12,7 @@
 #
 # Environment: BUILD, KSRC, KOBJ, JOBS (from the Makefile), BENCH_DIR
 # (default $BUILD/bench), BENCH_SAMPLE (sign only that many modules),
-# BENCH_PARTS (default "sign insn build guest"; a run of some parts keeps
+# BENCH_PARTS (default "sign insn pass build guest"; a run of some parts keeps
 # the results of the others), and the knobs of each part.
 # Everything printed also goes to results/run.log.
 set -euo pipefail
@@ -21,7 +22,7 @@ here=$(dirname "$(realpath "$0")")
 export BUILD KSRC KOBJ
 export JOBS=${JOBS:-$(nproc)}
 export BENCH_DIR=${BENCH_DIR:-$BUILD/bench}
-read -r -a parts <<<"${BENCH_PARTS:-sign insn build guest}"
+read -r -a parts <<<"${BENCH_PARTS:-sign insn pass build guest}"
 res=$BENCH_DIR/results
 
 main() {
@@ -46,10 +47,11 @@ main() {
 		case $p in
 		sign) rm -f "$res/sign.tsv" "$res/sizes.tsv" "$res/agg.txt" ;;
 		insn) rm -f "$res/insn.tsv" ;;
+		pass) rm -f "$res/pass.tsv" ;;
 		build) rm -f "$res/build.tsv" ;;
 		guest) rm -f "$res/guest.tsv" ;;
 		*)
-			echo "bench: unknown part '$p' (sign, insn, build, guest)" >&2
+			echo "bench: unknown part '$p' (sign, insn, pass, build, guest)" >&2
 			return 2
 			;;
 		esac

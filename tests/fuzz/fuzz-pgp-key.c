@@ -33,7 +33,8 @@ static int preparse(const u8 *data, size_t len, u8 key_id[PGP_KEY_ID_SIZE])
 	int ret;
 
 	ret = pgp_parse_key_payload(data, len, &p);
-	FUZZ_CHECK(ret == 0 || ret == -EBADMSG || ret == -ENOPKG,
+	FUZZ_CHECK(ret == 0 || ret == -EBADMSG || ret == -ENOPKG ||
+		   ret == -EKEYREJECTED,
 		   "pgp_parse_key_payload returned %d", ret);
 	if (ret < 0)
 		return ret;

@@ -48,6 +48,8 @@ msg=$(GNUPGHOME=$KEYS/protected.home sign "$dir/prot-bad.ko" \
 check "wrong passphrase: exit status" 11 "$rc"
 check "wrong passphrase: message" yes \
 	"$(grep -q 'bad passphrase' <<<"$msg" && echo yes || echo no)"
+check "wrong passphrase: the message names the key" yes \
+	"$(grep 'bad passphrase' <<<"$msg" | grep -qiF "$(fpr protected)" && echo yes || echo no)"
 check "wrong passphrase: module not signed" no \
 	"$(has_trailer "$dir/prot-bad.ko" && echo yes || echo no)"
 
@@ -58,9 +60,12 @@ check "protected MODSECKEY file signs" valid \
 check "protected file and agent signatures are byte-identical" yes \
 	"$(cmp -s "$dir/prot-agent.ko" "$dir/prot-file.ko" && echo yes || echo no)"
 rc=0
-MODSIGN_PASSPHRASE_FILE=$dir/badpass sign "$dir/prot-file-bad.ko" \
-	-k "$KEYS/protected.sec" 2>/dev/null || rc=$?
+msg=$(MODSIGN_PASSPHRASE_FILE=$dir/badpass sign "$dir/prot-file-bad.ko" \
+	-k "$KEYS/protected.sec" 2>&1) || rc=$?
 check "protected file, wrong passphrase (MODSIGN_PASSPHRASE_FILE)" 11 "$rc"
+check "wrong passphrase: the message names the module, the key file and the key" yes \
+	"$(grep 'bad passphrase' <<<"$msg" | grep -F "$dir/prot-file-bad.ko" |
+		grep -F "$KEYS/protected.sec" | grep -qiF "$(keyid protected)" && echo yes || echo no)"
 rc=0
 sign "$dir/prot-file-none.ko" -k "$KEYS/protected.sec" 2>/dev/null || rc=$?
 check "protected file, no passphrase" 11 "$rc"
