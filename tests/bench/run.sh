@@ -13,7 +13,8 @@
 # Environment: BUILD, KSRC, KOBJ, JOBS (from the Makefile), BENCH_DIR
 # (default $BUILD/bench), BENCH_SAMPLE (sign only that many modules),
 # BENCH_PARTS (default "sign insn pass build guest"; a run of some parts keeps
-# the results of the others), and the knobs of each part.
+# the results of the others), BENCH_RESUME=1 (go on with a signing run that
+# was cut short, keeping the chunks it finished), and the knobs of each part.
 # Everything printed also goes to results/run.log.
 set -euo pipefail
 
@@ -30,7 +31,9 @@ main() {
 	"$here/corpus.sh" "$BENCH_DIR" "$BENCH_DIR/bin"
 	# env.txt describes the run that made the signing results; a run of
 	# other parts only adds a line to it
-	if [[ " ${parts[*]} " == *" sign "* ]] || [ ! -s "$res/env.txt" ]; then
+	if [ "${BENCH_RESUME:-0}" = 1 ] && [ -s "$res/env.txt" ]; then
+		echo "resumed:  $(date -u +%Y-%m-%dT%H:%M:%SZ), parts ${parts[*]}, load $(cut -d' ' -f1-3 /proc/loadavg) (BENCH_RESUME=1: the signing chunks done before are kept)" >>"$res/env.txt"
+	elif [[ " ${parts[*]} " == *" sign "* ]] || [ ! -s "$res/env.txt" ]; then
 		{
 			echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 			echo "machine:  $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), shared"
@@ -45,7 +48,12 @@ main() {
 	cat "$res/env.txt"
 	for p in "${parts[@]}"; do
 		case $p in
-		sign) rm -f "$res/sign.tsv" "$res/sizes.tsv" "$res/agg.txt" ;;
+		sign)
+			if [ "${BENCH_RESUME:-0}" != 1 ]; then
+				rm -f "$res/sign.tsv" "$res/sizes.tsv"
+			fi
+			rm -f "$res/agg.txt"
+			;;
 		insn) rm -f "$res/insn.tsv" ;;
 		pass) rm -f "$res/pass.tsv" ;;
 		build) rm -f "$res/build.tsv" ;;
@@ -64,4 +72,8 @@ main() {
 }
 
 mkdir -p "$res"
-main 2>&1 | tee "$res/run.log"
+if [ "${BENCH_RESUME:-0}" = 1 ]; then
+	main 2>&1 | tee -a "$res/run.log"
+else
+	main 2>&1 | tee "$res/run.log"
+fi

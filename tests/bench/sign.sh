@@ -41,21 +41,42 @@ raw=$res/sign.tsv
 sizes_tsv=$res/sizes.tsv
 
 # Copies of the tree's programs, so that a rebuild of the tree during the
-# run cannot change them halfway.
+# run cannot change them halfway.  With BENCH_RESUME=1 a run that was cut
+# short goes on: the chunks it finished (work/done) are kept, with their
+# results, and the copies it made are used again.
 mkdir -p "$res" "$work/tools"
-for f in scripts/modsign/pgp-sign scripts/modsign/pgp-verify scripts/sign-file; do
-	if [ ! -x "$KOBJ/$f" ]; then
-		echo "sign: $KOBJ/$f is missing: build the kernel first (make)" >&2
-		exit 1
-	fi
-	cp "$KOBJ/$f" "$work/tools/"
-done
+if [ "${BENCH_RESUME:-0}" = 1 ] && [ -s "$work/done" ] && [ -x "$work/tools/pgp-sign" ]; then
+	echo "sign: resuming after chunks $(tr '\n' ' ' <"$work/done")"
+	# drop what the cut-short chunk had already written
+	keep=$(($(wc -l <"$work/done") * ${#sizes[@]} * ${#jobs_list[@]}))
+	head -n $((keep * ${#methods[@]})) "$raw" >"$raw.tmp"
+	mv "$raw.tmp" "$raw"
+	nsized=0
+	for m in "${methods[@]}"; do
+		case $m in floor | wfloor | gfloor) ;; *) nsized=$((nsized + 1)) ;; esac
+	done
+	head -n $((keep * nsized)) "$sizes_tsv" >"$sizes_tsv.tmp"
+	mv "$sizes_tsv.tmp" "$sizes_tsv"
+else
+	: >"$raw"
+	: >"$sizes_tsv"
+	: >"$work/done"
+	for f in scripts/modsign/pgp-sign scripts/modsign/pgp-verify scripts/sign-file \
+		scripts/extract-module-sig.pl; do
+		t=$KOBJ/$f
+		[ -e "$t" ] || t=$KSRC/$f
+		if [ ! -e "$t" ]; then
+			echo "sign: $KOBJ/$f is missing: build the kernel first (make)" >&2
+			exit 1
+		fi
+		cp "$t" "$work/tools/"
+	done
+fi
 signer=$work/tools/pgp-sign
 verifier=$work/tools/pgp-verify
 signfile=$work/tools/sign-file
+extract=$work/tools/extract-module-sig.pl
 echo "sign: pgp-sign $(sha256sum "$signer" | cut -c1-12), sign-file $(sha256sum "$signfile" | cut -c1-12) from $KOBJ"
-: >"$raw"
-: >"$sizes_tsv"
 
 # The sample: every module, or BENCH_SAMPLE of them spread evenly over
 # the package (the list is in path order), so that sizes stay representative.
@@ -116,8 +137,8 @@ check_pgp() {
 # check_pkcs7 LABEL FILE BODY KEYDIR: FILE is BODY with a good PKCS#7 signature
 check_pkcs7() {
 	local t=$work/p7
-	"$KSRC/scripts/extract-module-sig.pl" -s "$2" >"$t.sig" 2>/dev/null
-	"$KSRC/scripts/extract-module-sig.pl" -0 "$2" >"$t.body" 2>/dev/null
+	perl "$extract" -s "$2" >"$t.sig" 2>/dev/null
+	perl "$extract" -0 "$2" >"$t.body" 2>/dev/null
 	if ! cmp -s "$t.body" "$3" ||
 		! openssl cms -verify -binary -inform DER -in "$t.sig" -content "$3" \
 			-certfile "$4/cert.pem" -nointern -noverify -out /dev/null 2>"$t.err"; then
@@ -227,12 +248,16 @@ sizes_tsv=$real_sizes
 
 start=$SECONDS
 for i in "${!chunks[@]}"; do
+	if grep -qx "$i" "$work/done"; then
+		continue
+	fi
 	(cd "$corpus/bodies" && xargs -d '\n' cat) <"${chunks[$i]}" >/dev/null
 	nc=${#configs[@]}
 	for ((k = 0; k < nc; k++)); do
 		read -r s j m <<<"${configs[$(((k + i) % nc))]}"
 		run_one "$s" "$j" "$m" "${chunks[$i]}"
 	done
+	echo "$i" >>"$work/done"
 	echo "sign: chunk $((i + 1))/${#chunks[@]} done, $((SECONDS - start))s, load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 stop_agents
