@@ -24,6 +24,8 @@
 # pgp time).  Times go to results/build.tsv as bin/btime writes them:
 # "KIND-TREE RUN WALL USER SYS 0" (CPU: make and everything it ran).
 set -euo pipefail
+set -o errtrace
+trap 'echo "build: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 : "${BENCH_DIR:?}" "${KOBJ:?}" "${KSRC:?}"
 jobs=${JOBS:-$(nproc)}

@@ -12,6 +12,8 @@
 # /tmp/corpus) if the same file is there, else from "apt-get download".
 # $BENCH_PKG overrides the package name.  TOOLDIR holds modbody.
 set -euo pipefail
+set -o errtrace
+trap 'echo "corpus: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 if [ "$#" -ne 2 ]; then
 	echo "usage: $0 BENCHDIR TOOLDIR" >&2

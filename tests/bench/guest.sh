@@ -19,6 +19,8 @@
 # signed round the kernel must still be untainted (every signature was
 # accepted).  Per-round sums go to results/guest.tsv as "WAY ROUND NS".
 set -euo pipefail
+set -o errtrace
+trap 'echo "guest: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 : "${BENCH_DIR:?}" "${KOBJ:?}" "${KSRC:?}"
 here=$(dirname "$(realpath "$0")")

@@ -13,6 +13,8 @@
 #
 # Results: results/insn.tsv, "METHOD N INSTRUCTIONS-PER-MODULE".
 set -euo pipefail
+set -o errtrace
+trap 'echo "insn: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 : "${BENCH_DIR:?}" "${KOBJ:?}"
 n=${BENCH_INSN_SAMPLE:-20}

@@ -15,6 +15,8 @@
 # Keys are made in a temporary directory and moved into place whole, so a
 # half-made set is never taken for a cached one.
 set -euo pipefail
+set -o errtrace
+trap 'echo "keys: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 if [ "$#" -ne 2 ]; then
 	echo "usage: $0 DIR BITS" >&2

@@ -10,6 +10,8 @@
 #
 # Results: results/pass.tsv, lines as bin/btime writes them.
 set -euo pipefail
+set -o errtrace
+trap 'echo "pass: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 : "${BENCH_DIR:?}" "${KOBJ:?}"
 runs=${BENCH_PASS_RUNS:-2}

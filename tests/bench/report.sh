@@ -5,6 +5,8 @@
 #   signer/floor=X.XX gpg/signer=Y.YY sign-file/signer=Z.ZZ
 # (RSA-4096, one job, wall-clock time per module).
 set -euo pipefail
+set -o errtrace
+trap 'echo "report: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 : "${BENCH_DIR:?}"
 res=$BENCH_DIR/results

@@ -17,6 +17,8 @@
 # was cut short, keeping the chunks it finished), and the knobs of each part.
 # Everything printed also goes to results/run.log.
 set -euo pipefail
+set -o errtrace
+trap 'echo "run: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 here=$(dirname "$(realpath "$0")")
 : "${BUILD:?}" "${KSRC:?}" "${KOBJ:?}"

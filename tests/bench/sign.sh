@@ -27,6 +27,8 @@
 # of each chunk.  Times go to results/sign.tsv ("LABEL COUNT WALL USER SYS
 # DAEMON"), bytes added per module to results/sizes.tsv.
 set -euo pipefail
+set -o errtrace
+trap 'echo "sign: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 : "${BENCH_DIR:?}" "${KOBJ:?}" "${KSRC:?}"
 bin=$BENCH_DIR/bin
@@ -47,6 +49,8 @@ sizes_tsv=$res/sizes.tsv
 mkdir -p "$res" "$work/tools"
 if [ "${BENCH_RESUME:-0}" = 1 ] && [ -s "$work/done" ] && [ -x "$work/tools/pgp-sign" ]; then
 	echo "sign: resuming after chunks $(tr '\n' ' ' <"$work/done")"
+	[ -e "$work/tools/extract-module-sig.pl" ] ||
+		cp "$KSRC/scripts/extract-module-sig.pl" "$work/tools/"
 	# drop what the cut-short chunk had already written
 	keep=$(($(wc -l <"$work/done") * ${#sizes[@]} * ${#jobs_list[@]}))
 	head -n $((keep * ${#methods[@]})) "$raw" >"$raw.tmp"
@@ -137,9 +141,9 @@ check_pgp() {
 # check_pkcs7 LABEL FILE BODY KEYDIR: FILE is BODY with a good PKCS#7 signature
 check_pkcs7() {
 	local t=$work/p7
-	perl "$extract" -s "$2" >"$t.sig" 2>/dev/null
-	perl "$extract" -0 "$2" >"$t.body" 2>/dev/null
-	if ! cmp -s "$t.body" "$3" ||
+	if ! perl "$extract" -s "$2" >"$t.sig" 2>"$t.err" ||
+		! perl "$extract" -0 "$2" >"$t.body" 2>>"$t.err" ||
+		! cmp -s "$t.body" "$3" ||
 		! openssl cms -verify -binary -inform DER -in "$t.sig" -content "$3" \
 			-certfile "$4/cert.pem" -nointern -noverify -out /dev/null 2>"$t.err"; then
 		echo "sign: $1: $2 is not $3 with a good PKCS#7 signature" >&2
