@@ -7,7 +7,7 @@
 # Other knobs, all optional: BENCH_PARTS (default "sign insn pass build guest"),
 # BENCH_SIZES ("3072 4096"), BENCH_JOBS_LIST ("1 2"), BENCH_CHUNK (200
 # modules signed by every method in turn), BENCH_BUILD_RUNS (3 timed
-# builds of each kind), BENCH_ROUNDS (40 guest load rounds).  Results:
+# builds of each kind), BENCH_ROUNDS (120 guest load rounds).  Results:
 # $(BUILD)/bench/results/ (table.md, chart.png, *.tsv, run.log); the
 # run's last line is "signer/floor=X.XX gpg/signer=Y.YY sign-file/signer=Z.ZZ"
 # (RSA-4096, one job).  Not part of "make check": benchmarks print

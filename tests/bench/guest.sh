@@ -13,7 +13,7 @@
 #   none   the body unsigned, loaded after the others (it taints), to show
 #          how much of a load is signature checking at all
 # bin/loadbench (static) runs as /loader from the payload's /cases.sh:
-# BENCH_ROUNDS rounds (default 40) plus a warm-up round, each loading every
+# BENCH_ROUNDS rounds (default 120) plus a warm-up round, each loading every
 # module with finit_module timed by clock_gettime, the signed ways
 # alternating which goes first, unloading between rounds; after each
 # signed round the kernel must still be untainted (every signature was
@@ -25,7 +25,7 @@ trap 'echo "guest: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 : "${BENCH_DIR:?}" "${KOBJ:?}" "${KSRC:?}"
 here=$(dirname "$(realpath "$0")")
 guest_dir=$here/../guest
-rounds=${BENCH_ROUNDS:-40}
+rounds=${BENCH_ROUNDS:-120}
 res=$BENCH_DIR/results
 g=$BENCH_DIR/guest
 kernel=$KOBJ/arch/x86/boot/bzImage

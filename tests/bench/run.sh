@@ -42,7 +42,7 @@ main() {
 			echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) at the start"
 			echo "software: $(openssl version | cut -d' ' -f1-2), $(gpg --version | head -n 1), libgcrypt $(gpg --version | sed -n 's/^libgcrypt //p'), $(uname -sr) host"
 			echo "corpus:   $(cat "$BENCH_DIR/corpus/source"), $(wc -l <"$BENCH_DIR/corpus/list") modules; sample ${BENCH_SAMPLE:-all}"
-			echo "parts:    ${parts[*]}; BENCH_CHUNK=${BENCH_CHUNK:-200} BENCH_BUILD_RUNS=${BENCH_BUILD_RUNS:-3} BENCH_ROUNDS=${BENCH_ROUNDS:-40} JOBS=$JOBS"
+			echo "parts:    ${parts[*]}; BENCH_CHUNK=${BENCH_CHUNK:-200} BENCH_BUILD_RUNS=${BENCH_BUILD_RUNS:-3} BENCH_ROUNDS=${BENCH_ROUNDS:-120} JOBS=$JOBS"
 		} >"$res/env.txt"
 	else
 		echo "later:    parts ${parts[*]} run $(date -u +%Y-%m-%dT%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$res/env.txt"
