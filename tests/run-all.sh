@@ -14,7 +14,7 @@ mkdir -p "$logdir"
 # Order matters only for speed: the guest kernels built by the guest
 # table are reused by the later guest tests.
 scripts=()
-for dir in signing guest hostile faults packaging fuzz; do
+for dir in patches signing guest hostile faults packaging fuzz; do
 	for t in "$here/$dir"/test-*.sh; do
 		[ -e "$t" ] && scripts+=("$t")
 	done

@@ -1,0 +1,29 @@
+#!/bin/bash
+# Every patch of the series passes the tree's own scripts/checkpatch.pl
+# --strict with no error and no check.  The one warning allowed is
+# "does MAINTAINERS need updating?", which checkpatch gives any patch that
+# adds files before the patch that adds their MAINTAINERS entry.
+# MODSIGN_PATCHES may name another directory of patches (to see it fail).
+set -euo pipefail
+here=$(dirname "$(realpath "$0")")
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
+: "${KSRC:?KSRC must point at the patched source tree}"
+
+patches=${MODSIGN_PATCHES:-$here/../../kbuild-patches}
+for p in "$patches"/*.patch; do
+	name=$(basename "$p")
+	# checkpatch's exit status only says "something was found"; the
+	# verdict comes from its summary line and findings below.
+	rc=0
+	out=$(cd "$KSRC" && scripts/checkpatch.pl --strict --color=never "$p" 2>&1) || rc=$?
+	summary=$(echo "$out" | grep '^total: ' || echo "no summary")
+	problems=$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK):' |
+		grep -v 'WARNING: added, moved or deleted file(s), does MAINTAINERS need updating?' || true)
+	if [ -z "$problems" ] && [[ "$summary" == "total: 0 errors, "*" 0 checks, "* ]]; then
+		pass "checkpatch --strict $name"
+	else
+		fail "checkpatch --strict $name" "exit $rc, $summary; $(echo "$problems" | head -n 3 | tr '\n' '|')"
+	fi
+done
+finish
