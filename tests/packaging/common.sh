@@ -15,7 +15,13 @@ ensure_packages() {
 # One file matching a glob, or a failure naming the glob.
 one_file() {
 	local -a hits
-	mapfile -t hits < <(compgen -G "$1" || true)
+	# nullglob: no match gives an empty list, counted (and refused) below.
+	local restore IFS=
+	restore=$(shopt -p nullglob)
+	shopt -s nullglob
+	# shellcheck disable=SC2206 # the glob is meant to expand here
+	hits=($1)
+	eval "$restore"
 	if [ "${#hits[@]}" -ne 1 ]; then
 		echo "expected one file matching $1, found ${#hits[@]}" >&2
 		return 1
