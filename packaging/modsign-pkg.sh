@@ -56,7 +56,7 @@ install_modules() {
 
 build_id() {
 	# The hex build-id of an ELF file, empty when it has none.
-	readelf -n "$1" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | head -n 1
+	readelf -n "$1" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | sed -n 1p
 }
 
 split_debug() {

@@ -14,7 +14,7 @@ base=$2
 branch=$3
 out=$(dirname "$(realpath "$0")")/../kbuild-patches
 
-if git -C "$gitdir" log --format=%s "$base..$branch" | grep -q '^\(DROPME\|fixup!\|squash!\)'; then
+if git -C "$gitdir" log --format=%s "$base..$branch" | grep '^\(DROPME\|fixup!\|squash!\)' >/dev/null; then
 	echo "export-patches: $branch still has DROPME/fixup!/squash! commits" >&2
 	exit 1
 fi

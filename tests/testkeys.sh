@@ -34,7 +34,7 @@ testkey() {
 	case "$name" in
 	subkeyed)
 		gpg_batch "$home" --quick-gen-key "modsign test subkeyed <subkeyed@test>" rsa3072 cert,sign never
-		fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ {print $10; exit}')
+		fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
 		gpg_batch "$home" --quick-add-key "$fpr" rsa3072 sign never
 		;;
 	expired)
@@ -51,7 +51,7 @@ testkey() {
 		return 1
 		;;
 	esac
-	fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ {print $10; exit}')
+	fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
 	echo "$fpr" >"$dir/fpr"
 	gpg_batch "$home" --export >"$dir/pub"
 	(umask 077 && gpg_batch "$home" --export-secret-keys >"$dir/sec")

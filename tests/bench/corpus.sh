@@ -66,7 +66,7 @@ if [ ! -s "$tmp/paths" ]; then
 	echo "corpus: $deb holds no uncompressed .ko" >&2
 	exit 1
 fi
-dups=$(sed 's,.*/,,' "$tmp/paths" | sort | uniq -d | head -n 3)
+dups=$(sed 's,.*/,,' "$tmp/paths" | sort | uniq -d | sed -n 1,3p)
 if [ -n "$dups" ]; then
 	echo "corpus: module names are not unique: $dups" >&2
 	exit 1

@@ -46,8 +46,8 @@ mkdir -m 0700 "$tmp/gnupg"
 uid="modsign bench rsa$bits <bench-rsa$bits@modsign.invalid>"
 echo "keys: generating RSA-$bits OpenPGP and X.509 keys" >&2
 g --quick-gen-key "$uid" "rsa$bits" sign never
-g --with-colons --list-keys | awk -F: '/^fpr/ {print $10; exit}' >"$tmp/fpr"
-g --with-colons --list-keys | awk -F: '/^pub/ {print $5; exit}' >"$tmp/keyid"
+g --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }' >"$tmp/fpr"
+g --with-colons --list-keys | awk -F: '/^pub/ { if (!n++) print $5 }' >"$tmp/keyid"
 echo "$uid" >"$tmp/uid"
 g --export >"$tmp/pub"
 (umask 077 && g --export-secret-keys >"$tmp/sec")

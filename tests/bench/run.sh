@@ -38,9 +38,9 @@ main() {
 	elif [[ " ${parts[*]} " == *" sign "* ]] || [ ! -s "$res/env.txt" ]; then
 		{
 			echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-			echo "machine:  $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), shared"
+			echo "machine:  $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sed -n 1p), $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), shared"
 			echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) at the start"
-			echo "software: $(openssl version | cut -d' ' -f1-2), $(gpg --version | head -n 1), libgcrypt $(gpg --version | sed -n 's/^libgcrypt //p'), $(uname -sr) host"
+			echo "software: $(openssl version | cut -d' ' -f1-2), $(gpg --version | sed -n 1p), libgcrypt $(gpg --version | sed -n 's/^libgcrypt //p'), $(uname -sr) host"
 			echo "corpus:   $(cat "$BENCH_DIR/corpus/source"), $(wc -l <"$BENCH_DIR/corpus/list") modules; sample ${BENCH_SAMPLE:-all}"
 			echo "parts:    ${parts[*]}; BENCH_CHUNK=${BENCH_CHUNK:-200} BENCH_BUILD_RUNS=${BENCH_BUILD_RUNS:-3} BENCH_ROUNDS=${BENCH_ROUNDS:-120} JOBS=$JOBS"
 		} >"$res/env.txt"

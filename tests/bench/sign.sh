@@ -133,7 +133,7 @@ check_pgp() {
 		xargs -0 "$verifier" --keyring "$3/pub" 2>&1 | grep -v ': valid\(: .*\)\?$' || true)
 	if [ -n "$bad" ]; then
 		echo "sign: $1: modules that do not verify:" >&2
-		echo "$bad" | head -n 5 >&2
+		echo "$bad" | sed -n 1,5p >&2
 		exit 1
 	fi
 }

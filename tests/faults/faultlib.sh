@@ -72,7 +72,7 @@ after_fault() {
 	if [ -z "$missing" ]; then
 		pass "$name: message: $(grep -m1 -E -- "$1" "$log" | cut -c1-200)"
 	else
-		fail "$name: clear message" "no line matches$missing in: $(grep -iE 'error|sign' "$log" | head -n 3 | tr '\n' '|')"
+		fail "$name: clear message" "no line matches$missing in: $(grep -iE 'error|sign' "$log" | sed -n 1,3p | tr '\n' '|')"
 	fi
 	check "$name: no module that looks signed but is not" "" "$(bad_modules "$dir" | tr '\n' '|')"
 	check "$name: .ko.unsigned files unchanged" "$sums" "$(unsigned_sums "$dir")"
@@ -87,6 +87,6 @@ rerun_ok() {
 	if ext_build "$dir" "$log" "$@"; then
 		check "$name: rerun after the fix, without make clean, signs all $n modules" "$n" "$(signed_count "$dir")"
 	else
-		fail "$name: rerun after the fix succeeds" "$(grep -iE 'error' "$log" | head -n 3 | tr '\n' '|')"
+		fail "$name: rerun after the fix succeeds" "$(grep -iE 'error' "$log" | sed -n 1,3p | tr '\n' '|')"
 	fi
 }

@@ -33,7 +33,7 @@ extmod_copy "$ext"
 if ext_build "$ext" "$work/first.log"; then
 	check "faults: first build signs both modules" "2" "$(signed_count "$ext")"
 else
-	fail "faults: first build" "$(grep -i error "$work/first.log" | head -n 3 | tr '\n' '|')"
+	fail "faults: first build" "$(grep -i error "$work/first.log" | sed -n 1,3p | tr '\n' '|')"
 	finish
 fi
 sums=$(unsigned_sums "$ext")
@@ -88,7 +88,7 @@ done
 phome="$work/protect-home"
 mkdir -m 0700 "$phome"
 gpg_batch "$phome" --import "$KDIR/modsign.sec"
-fpr=$(gpg_batch "$phome" --with-colons --list-secret-keys | awk -F: '/^fpr/ {print $10; exit}')
+fpr=$(gpg_batch "$phome" --with-colons --list-secret-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
 printf 'right passphrase\n' >"$work/right.pass"
 printf 'wrong passphrase\n' >"$work/wrong.pass"
 # With loopback pinentry, --passphrase is the new passphrase of --passwd.
@@ -96,7 +96,7 @@ gpg_batch "$phome" --passphrase 'right passphrase' --passwd "$fpr"
 gpg_batch "$phome" --passphrase 'right passphrase' --export-secret-keys >"$work/protected.sec"
 gpgconf --homedir "$phome" --kill all
 check "passphrase: the key file is protected" "protected" \
-	"$(gpg --no-options --homedir "$phome" --list-packets "$work/protected.sec" 2>/dev/null | grep -q 'protected' && echo protected)"
+	"$(gpg --no-options --homedir "$phome" --list-packets "$work/protected.sec" 2>/dev/null | grep 'protected' >/dev/null && echo protected)"
 resign_all "$ext"
 rc=0
 MODSIGN_PASSPHRASE_FILE="$work/wrong.pass" ext_build "$ext" "$work/passphrase.log" \
@@ -132,7 +132,7 @@ if ext_build "$mnt/ext" "$work/full-first.log"; then
 	rm -f "$mnt/filler"
 	rerun_ok "full disk" "$mnt/ext" "$work/full-rerun.log" 2
 else
-	fail "full disk: first build on the tmpfs" "$(grep -i error "$work/full-first.log" | head -n 3 | tr '\n' '|')"
+	fail "full disk: first build on the tmpfs" "$(grep -i error "$work/full-first.log" | sed -n 1,3p | tr '\n' '|')"
 fi
 umount "$mnt"
 
@@ -151,7 +151,7 @@ done
 if ext_build "$many" "$work/many-first.log"; then
 	check "agent: first build signs the $nmods modules" "$nmods" "$(signed_count "$many")"
 else
-	fail "agent: first build of $nmods modules" "$(grep -i error "$work/many-first.log" | head -n 3 | tr '\n' '|')"
+	fail "agent: first build of $nmods modules" "$(grep -i error "$work/many-first.log" | sed -n 1,3p | tr '\n' '|')"
 fi
 msums=$(unsigned_sums "$many")
 agent_home="$work/agent-home"
@@ -159,7 +159,7 @@ mkdir -m 0700 "$agent_home"
 gpg_batch "$agent_home" --import "$work/protected.sec"
 echo allow-loopback-pinentry >"$agent_home/gpg-agent.conf"
 gpgconf --homedir "$agent_home" --launch gpg-agent
-agent_pid=$(pgrep -f "gpg-agent --homedir $agent_home" | head -n 1)
+agent_pid=$(pgrep -f "gpg-agent --homedir $agent_home" | sed -n 1p)
 if [ -z "$agent_pid" ]; then
 	fail "agent: gpg-agent started in $agent_home" "no such process"
 	finish

@@ -53,7 +53,7 @@ check "secrets: $KDIR/modsign.sec is 0600" "600" "$(stat -c %a "$KDIR/modsign.se
 rc=0
 found=$(perl "$scan" --except "$KDIR/modsign.sec" "$KDIR/modsign.sec" "$KDIR") || rc=$?
 check "secrets: no other copy of the build's secret key in $KDIR" "0:" \
-	"$rc:$(echo "$found" | head -n 3 | tr '\n' '|' | sed 's/|$//')"
+	"$rc:$(echo "$found" | sed -n 1,3p | tr '\n' '|' | sed 's/|$//')"
 
 # --- the ephemeral key generator, with a small key to be quick.
 cat >"$work/small.genkey" <<'TEMPLATE'
@@ -79,9 +79,9 @@ check "genkey: secret key file is 0600" "600" "$(stat -c %a "$work/gen/modsign.s
 check "genkey: its GNUPGHOME was seen while it ran" "yes" \
 	"$(grep -q "modsign-genkey" "$work/gen.modes" && echo yes)"
 check "genkey: every directory of its GNUPGHOME was 0700" "" \
-	"$(awk '$1 != "700"' "$work/gen.modes" | grep -v '/private-keys-v1.d/.*\.key$' | sort -u | head -n 3 | tr '\n' '|')"
+	"$(awk '$1 != "700"' "$work/gen.modes" | grep -v '/private-keys-v1.d/.*\.key$' | sort -u | sed -n 1,3p | tr '\n' '|')"
 check "genkey: every private key file was 0600" "" \
-	"$(grep '/private-keys-v1.d/.*\.key$' "$work/gen.modes" | awk '$1 != "600"' | sort -u | head -n 3 | tr '\n' '|')"
+	"$(grep '/private-keys-v1.d/.*\.key$' "$work/gen.modes" | awk '$1 != "600"' | sort -u | sed -n 1,3p | tr '\n' '|')"
 check "genkey: its GNUPGHOME is removed" "" "$(ls -A "$TMPDIR")"
 check "genkey: no GnuPG process of it survives" "" "$(gpg_procs | tr '\n' '|')"
 
@@ -89,7 +89,7 @@ check "genkey: no GnuPG process of it survives" "" "$(gpg_procs | tr '\n' '|')"
 phome="$work/protect-home"
 mkdir -m 0700 "$phome"
 gpg_batch "$phome" --import "$KDIR/modsign.sec"
-fpr=$(gpg_batch "$phome" --with-colons --list-secret-keys | awk -F: '/^fpr/ {print $10; exit}')
+fpr=$(gpg_batch "$phome" --with-colons --list-secret-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
 gpg_batch "$phome" --passphrase 'secrets test' --passwd "$fpr"
 (umask 077 && gpg_batch "$phome" --passphrase 'secrets test' --export-secret-keys >"$work/protected.sec")
 gpgconf --homedir "$phome" --kill all
@@ -108,14 +108,14 @@ wait "$watcher"
 if [ "$rc" -eq 0 ]; then
 	check "protected key: build signs both modules" "2" "$(signed_count "$ext")"
 else
-	fail "protected key: build" "$(grep -i error "$work/protected.log" | head -n 3 | tr '\n' '|')"
+	fail "protected key: build" "$(grep -i error "$work/protected.log" | sed -n 1,3p | tr '\n' '|')"
 fi
 check "protected key: the signer's GNUPGHOME was seen while it ran" "yes" \
 	"$(grep -q "/private-keys-v1.d/.*\.key$" "$work/sign.modes" && echo yes)"
 check "protected key: every directory of that home was 0700" "" \
-	"$(awk '$1 != "700"' "$work/sign.modes" | grep -v '/private-keys-v1.d/.*\.key$' | sort -u | head -n 3 | tr '\n' '|')"
+	"$(awk '$1 != "700"' "$work/sign.modes" | grep -v '/private-keys-v1.d/.*\.key$' | sort -u | sed -n 1,3p | tr '\n' '|')"
 check "protected key: every private key file in it was 0600" "" \
-	"$(grep '/private-keys-v1.d/.*\.key$' "$work/sign.modes" | awk '$1 != "600"' | sort -u | head -n 3 | tr '\n' '|')"
+	"$(grep '/private-keys-v1.d/.*\.key$' "$work/sign.modes" | awk '$1 != "600"' | sort -u | sed -n 1,3p | tr '\n' '|')"
 check "protected key: the home is removed" "" "$(ls -A "$TMPDIR")"
 check "protected key: no gpg-agent, scdaemon or keyboxd of the build survives" "" "$(gpg_procs | tr '\n' '|')"
 
@@ -129,13 +129,13 @@ ext_build "$work/ext2" "$work/discard.log" MODSECKEY="$disc/modsign.sec" MODSIGN
 if [ "$rc" -eq 0 ]; then
 	check "discard: build signs both modules" "2" "$(signed_count "$work/ext2")"
 else
-	fail "discard: build" "$(grep -i error "$work/discard.log" | head -n 3 | tr '\n' '|')"
+	fail "discard: build" "$(grep -i error "$work/discard.log" | sed -n 1,3p | tr '\n' '|')"
 fi
 check "discard: the secret key file is gone" "no" "$([ -e "$disc/modsign.sec" ] && echo yes || echo no)"
 rc=0
 found=$(perl "$scan" "$KDIR/modsign.sec" "$disc" "$work/ext2" "$TMPDIR") || rc=$?
 check "discard: no copy of the secret key in the key directory, the module tree or TMPDIR" "0:" \
-	"$rc:$(echo "$found" | head -n 3 | tr '\n' '|' | sed 's/|$//')"
+	"$rc:$(echo "$found" | sed -n 1,3p | tr '\n' '|' | sed 's/|$//')"
 check "discard: no gpg-agent, scdaemon or keyboxd survives" "" "$(gpg_procs | tr '\n' '|')"
 touch "$work/ext2"/*.ko.stripped
 rc=0

@@ -103,7 +103,7 @@ g() {
 }
 
 first_fpr() {
-	g --with-colons --list-keys "$1" | awk -F: '/^fpr/ {print $10; exit}'
+	g --with-colons --list-keys "$1" | awk -F: '/^fpr/ { if (!n++) print $10 }'
 }
 
 # key_ids WHO: gpg's key IDs of WHO's keys and subkeys, lower case, in order
@@ -361,7 +361,7 @@ run() {
 		if [ "$trc" -ne 0 ]; then
 			rc=1
 			grep -E 'ERROR: |runtime error|FUZZ-INVARIANT|SUMMARY|Test unit written' \
-				"$log" | head -n 6 | sed 's/^/    /'
+				"$log" | sed -n 1,6p | sed 's/^/    /'
 			echo "    log: $log; a fixed crash input goes to tests/fuzz/regressions/$t/"
 		fi
 	done

@@ -27,7 +27,7 @@ work=$(scratch fuzz)
 if "$fuzz" build >"$work/build.log" 2>&1; then
 	pass "fuzz: targets build from $KSRC"
 else
-	fail "fuzz: targets build from $KSRC" "$(grep -E 'error|fuzz:' "$work/build.log" | head -n 3 | tr '\n' '|')"
+	fail "fuzz: targets build from $KSRC" "$(grep -E 'error|fuzz:' "$work/build.log" | sed -n 1,3p | tr '\n' '|')"
 	finish
 fi
 

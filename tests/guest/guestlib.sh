@@ -77,6 +77,6 @@ guest_no_splat() {
 	if [ -z "$splat" ]; then
 		pass "$1"
 	else
-		fail "$1" "kernel splat: $(echo "$splat" | head -n 3 | tr '\n' '|')"
+		fail "$1" "kernel splat: $(echo "$splat" | sed -n 1,3p | tr '\n' '|')"
 	fi
 }

@@ -14,7 +14,7 @@ payload=$3
 here=$(dirname "$(realpath "$0")")
 busybox=/bin/busybox
 
-if ! file -L "$busybox" | grep -q 'statically linked'; then
+if ! file -L "$busybox" | grep 'statically linked' >/dev/null; then
 	echo "mkinitramfs: $busybox is not static (install busybox-static)" >&2
 	exit 1
 fi

@@ -103,7 +103,7 @@ if [ -z "$bad" ]; then
 	pass "hostile: all $nsigned mutants that changed signed bytes were refused"
 else
 	fail "hostile: mutants that changed signed bytes were refused" \
-		"$(echo "$bad" | wc -l) loaded: $(echo "$bad" | head -n 5 | tr '\n' '|')"
+		"$(echo "$bad" | wc -l) loaded: $(echo "$bad" | sed -n 1,5p | tr '\n' '|')"
 fi
 
 # Unsigned-bytes mutants: loaded exactly when the verifier says valid.
@@ -114,7 +114,7 @@ if [ -z "$bad" ]; then
 	pass "hostile: of $nuns mutants that changed only unsigned bytes, the $nload pgp-verify calls valid loaded, the rest were refused"
 else
 	fail "hostile: unsigned-bytes mutants load exactly when valid" \
-		"$(echo "$bad" | wc -l) differ: $(echo "$bad" | head -n 5 | tr '\n' '|')"
+		"$(echo "$bad" | wc -l) differ: $(echo "$bad" | sed -n 1,5p | tr '\n' '|')"
 fi
 
 # The errno each verifier outcome stands for when enforcing.
@@ -128,12 +128,12 @@ if [ -z "$bad" ]; then
 	pass "hostile: kernel errno matches pgp-verify's outcome for all $n mutants"
 else
 	fail "hostile: kernel errno matches pgp-verify's outcome" \
-		"$(echo "$bad" | wc -l) differ (ID CLASS VERIFIER KERNEL TAINT WHAT): $(echo "$bad" | head -n 5 | tr '\n' '|')"
+		"$(echo "$bad" | wc -l) differ (ID CLASS VERIFIER KERNEL TAINT WHAT): $(echo "$bad" | sed -n 1,5p | tr '\n' '|')"
 fi
 
 bad=$(awk '$5 != "0"' "$work/joined")
-check "hostile: taint mask 0 after every load" "" "$(echo "$bad" | head -n 3 | tr '\n' '|' | sed 's/|$//')"
-check "hostile: every loaded mutant was removed again" "" "$(grep '^RMMOD-FAILED' "$log" | head -n 3 | tr -d '\r' | tr '\n' '|')"
+check "hostile: taint mask 0 after every load" "" "$(echo "$bad" | sed -n 1,3p | tr '\n' '|' | sed 's/|$//')"
+check "hostile: every loaded mutant was removed again" "" "$(grep '^RMMOD-FAILED' "$log" | sed -n 1,3p | tr -d '\r' | tr '\n' '|')"
 check "hostile: valid module loads afterwards, untainted" "OK 0" "$(sed -n 's/^VALID-AFTER //p' "$log" | tr -d '\r')"
 check "hostile: guest untainted at the end" "tainted=0" "$(sed -n 's/^HOSTILE-END //p' "$log" | tr -d '\r')"
 guest_no_splat "hostile: no oops, BUG or WARNING in $(sed -n 's/^KLOG-LINES //p' "$log" | tr -d '\r') lines of kernel log" "$log"

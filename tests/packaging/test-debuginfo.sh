@@ -12,7 +12,7 @@ here=$(dirname "$(realpath "$0")")
 ensure_packages
 
 build_id() {
-	eu-readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | head -n 1
+	eu-readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | sed -n 1p
 }
 
 # check_debug KIND IMAGE-PACKAGE DEBUG-PACKAGE
@@ -51,10 +51,10 @@ check_debug() {
 		if [ -z "$funcs" ] || [ -z "$(LC_ALL=C comm -12 <(echo "$funcs") <(echo "$dwarf"))" ]; then
 			no_dwarf="$no_dwarf $name"
 		fi
-		if eu-readelf -S "$ko" | grep -q '\.debug_info'; then
+		if eu-readelf -S "$ko" | grep '\.debug_info' >/dev/null; then
 			has_debug="$has_debug $name"
 		fi
-		eu-readelf -S "$ko" | grep -q '\.gnu_debuglink' || no_link="$no_link $name"
+		eu-readelf -S "$ko" | grep '\.gnu_debuglink' >/dev/null || no_link="$no_link $name"
 	done
 	check "$kind: every module has a build-id ($n)" "" "$no_id"
 	check "$kind: every module has .build-id/xx/yyyy.debug in the debug package" "" "$no_file"

@@ -18,7 +18,7 @@ export GNUPGHOME=$dir/gnupg
 mkdir -m 0700 "$GNUPGHOME"
 gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
 	--quick-gen-key 'planted <planted@example.org>' rsa2048 sign never 2>/dev/null
-fpr=$(gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { print $10; exit }')
+fpr=$(gpg --batch --with-colons --list-keys | awk -F: '$1 == "fpr" { if (!n++) print $10 }')
 # A subkey too, for the tag 7 packet.
 gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
 	--quick-add-key "$fpr" rsa2048 sign never 2>/dev/null

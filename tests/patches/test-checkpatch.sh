@@ -23,7 +23,7 @@ for p in "$patches"/*.patch; do
 	if [ -z "$problems" ] && [[ "$summary" == "total: 0 errors, "*" 0 checks, "* ]]; then
 		pass "checkpatch --strict $name"
 	else
-		fail "checkpatch --strict $name" "exit $rc, $summary; $(echo "$problems" | head -n 3 | tr '\n' '|')"
+		fail "checkpatch --strict $name" "exit $rc, $summary; $(echo "$problems" | sed -n 1,3p | tr '\n' '|')"
 	fi
 done
 finish

@@ -91,7 +91,7 @@ mkkey_locked() {
 # fpr NAME: fingerprint of the primary key of test key NAME.
 fpr() {
 	gpg --homedir "$KEYS/$1.home" --batch --with-colons --list-keys |
-		awk -F: '$1 == "fpr" { print $10; exit }'
+		awk -F: '$1 == "fpr" { if (!n++) print $10 }'
 }
 
 # keyid NAME: its 16-digit key ID.
@@ -143,7 +143,7 @@ gpgv_ok() {
 
 # modinfo_field FILE FIELD: one field of modinfo's output.
 modinfo_field() {
-	modinfo -F "$2" "$1" 2>/dev/null | head -n1
+	modinfo -F "$2" "$1" 2>/dev/null | sed -n 1p
 }
 
 # extmod DIR [MAKE ARGS...]: copy the test modules to DIR and build them

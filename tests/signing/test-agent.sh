@@ -49,7 +49,7 @@ check "wrong passphrase: exit status" 11 "$rc"
 check "wrong passphrase: message" yes \
 	"$(grep -q 'bad passphrase' <<<"$msg" && echo yes || echo no)"
 check "wrong passphrase: the message names the key" yes \
-	"$(grep 'bad passphrase' <<<"$msg" | grep -qiF "$(fpr protected)" && echo yes || echo no)"
+	"$(grep 'bad passphrase' <<<"$msg" | grep -iF "$(fpr protected)" >/dev/null && echo yes || echo no)"
 check "wrong passphrase: module not signed" no \
 	"$(has_trailer "$dir/prot-bad.ko" && echo yes || echo no)"
 
@@ -65,7 +65,7 @@ msg=$(MODSIGN_PASSPHRASE_FILE=$dir/badpass sign "$dir/prot-file-bad.ko" \
 check "protected file, wrong passphrase (MODSIGN_PASSPHRASE_FILE)" 11 "$rc"
 check "wrong passphrase: the message names the module, the key file and the key" yes \
 	"$(grep 'bad passphrase' <<<"$msg" | grep -F "$dir/prot-file-bad.ko" |
-		grep -F "$KEYS/protected.sec" | grep -qiF "$(keyid protected)" && echo yes || echo no)"
+		grep -F "$KEYS/protected.sec" | grep -iF "$(keyid protected)" >/dev/null && echo yes || echo no)"
 rc=0
 sign "$dir/prot-file-none.ko" -k "$KEYS/protected.sec" 2>/dev/null || rc=$?
 check "protected file, no passphrase" 11 "$rc"

@@ -83,7 +83,7 @@ EOF_CASES
 
 # Expiry is judged at SOURCE_DATE_EPOCH when it is set.
 created=$(gpg --homedir "$KEYS/expired.home" --batch --with-colons --list-keys |
-	awk -F: '$1 == "pub" { print $6; exit }')
+	awk -F: '$1 == "pub" { if (!n++) print $6 }')
 cp "$src" "$dir/m.ko"
 rc=0
 SOURCE_DATE_EPOCH=$created "$SIGN" -k "$KEYS/expired.sec" "$dir/m.ko" || rc=$?

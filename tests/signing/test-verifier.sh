@@ -130,7 +130,7 @@ b[51:51] = b'\x01'"
 
 cp "$src" "$dir/expired.ko"
 created=$(gpg --homedir "$KEYS/expired.home" --batch --with-colons --list-keys |
-	awk -F: '$1 == "pub" { print $6; exit }')
+	awk -F: '$1 == "pub" { if (!n++) print $6 }')
 SOURCE_DATE_EPOCH=$created "$SIGN" -k "$KEYS/expired.sec" "$dir/expired.ko"
 
 # PKCS#7, as scripts/sign-file makes it.
