@@ -7,6 +7,7 @@
 #   subkeyed  RSA-3072 primary (certify, sign) with an RSA-3072 signing subkey
 #   expired   RSA-2048, made on 2020-01-01 and expired a day later
 #   outsider  RSA-2048, never built into any kernel
+#   packager  RSA-4096, a packager's own MODSECKEY/MODPUBKEY for the rpm
 
 testkey_dir() {
 	echo "$BUILD/test-keys/$1"
@@ -43,6 +44,9 @@ testkey() {
 		;;
 	outsider)
 		gpg_batch "$home" --quick-gen-key "modsign test outsider <outsider@test>" rsa2048 sign never
+		;;
+	packager)
+		gpg_batch "$home" --quick-gen-key "modsign test packager <packager@test>" rsa4096 sign never
 		;;
 	*)
 		echo "testkey: unknown key $name" >&2

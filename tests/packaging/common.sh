@@ -6,10 +6,22 @@ pkg_top=$(realpath "$(dirname "${BASH_SOURCE[0]}")/../..")
 # MODSIGN_PKG_DIR=DIR tests the packages in DIR/rpm and DIR/deb as they
 # are, without building (packages from elsewhere, or broken on purpose).
 pkg_dir=${MODSIGN_PKG_DIR:-$BUILD/packages/small}
+# shellcheck source=../testkeys.sh
+. "$pkg_top/tests/testkeys.sh"
+
+# The two key paths of the recipes, one per package kind: the rpm is
+# signed with a packager's own key given as MODSECKEY/MODPUBKEY, the deb
+# with the ephemeral key its kernel build makes.
+pkg_packager_key=$(testkey packager)
+# The 8-byte key ID modinfo shows: the fingerprint's last 16 hex digits.
+# shellcheck disable=SC2034 # used by the tests that source this file
+pkg_packager_keyid=$(tr 'A-F' 'a-f' <"$pkg_packager_key/fpr" | sed 's/.*\(.\{16\}\)$/\1/')
 
 ensure_packages() {
 	[ -z "${MODSIGN_PKG_DIR:-}" ] || return 0
-	make -s -C "$pkg_top" BUILD="$BUILD" KCONFIG=small JOBS="${JOBS:-$(nproc)}" rpm deb
+	make -s -C "$pkg_top" BUILD="$BUILD" KCONFIG=small JOBS="${JOBS:-$(nproc)}" \
+		MODSECKEY="$pkg_packager_key/sec" MODPUBKEY="$pkg_packager_key/pub" rpm
+	make -s -C "$pkg_top" BUILD="$BUILD" KCONFIG=small JOBS="${JOBS:-$(nproc)}" deb
 }
 
 # One file matching a glob, or a failure naming the glob.

@@ -93,6 +93,14 @@ guest_boot() {
 			"signer '${signer//$'\n'/|}: ${keyid//$'\n'/|}', keys: $(sed -n 's/^key //p' "$r" | tr '\n' ';')"
 	fi
 
+	# The rpm carries the packager's key, the deb the ephemeral one.
+	if [ "$kind" = rpm ]; then
+		check "rpm: signed with the packager's MODSECKEY (key ID)" "$pkg_packager_keyid" "$keyid"
+	else
+		check "deb: signed with an ephemeral key, not the packager's" "different" \
+			"$([ -n "$keyid" ] && [ "$keyid" != "$pkg_packager_keyid" ] && echo different || echo "same: $keyid")"
+	fi
+
 	# insmod reports EKEYREJECTED as strerror's text.
 	check "$kind: module with one changed byte is refused (EKEYREJECTED)" \
 		"1 Key was rejected by service" \
