@@ -16,10 +16,16 @@ sign_copy() {
 	"$(modsign_signer)" --secret-key "$sec" "$@" "$out"
 }
 
-# key_fingerprints KEYRING: the fingerprints of its keys and subkeys, in order
+# key_fingerprints KEYRING: the fingerprints of its keys and subkeys, in
+# order.  gpg reads the file in a throwaway home: with --no-options it
+# will not create a missing ~/.gnupg, as on a fresh machine, and fails.
 key_fingerprints() {
-	gpg --no-options --with-colons --show-keys "$1" 2>/dev/null |
-		awk -F: '/^fpr/ {print $10}'
+	local home rc=0
+	home=$(mktemp -d)
+	gpg --homedir "$home" --no-options --no-autostart --with-colons \
+		--show-keys "$1" 2>/dev/null | awk -F: '/^fpr/ {print $10}' || rc=$?
+	rm -rf "$home"
+	return "$rc"
 }
 
 # flip_byte IN OUT OFFSET: OUT is IN with the byte at OFFSET inverted

@@ -82,7 +82,10 @@ bits() { # the RSA size of a signed module's key, from its signature
 }
 pgp_sig=$(bits "$g/payload/modules/pgp/$(head -n 1 "$g/payload/bench.list" | cut -d' ' -f1)")
 p7_sig=$(bits "$g/payload/modules/pkcs7/$(head -n 1 "$g/payload/bench.list" | cut -d' ' -f1)")
-pgp_key=$(gpg --no-options --with-colons --show-keys "$KOBJ/modsign.pub" 2>/dev/null | awk -F: '/^pub/ { if (!n++) print $3 }')
+# A home of its own: gpg --no-options will not create a missing ~/.gnupg.
+mkdir -m 0700 "$g/gnupg"
+pgp_key=$(gpg --homedir "$g/gnupg" --no-options --no-autostart --with-colons \
+	--show-keys "$KOBJ/modsign.pub" 2>/dev/null | awk -F: '/^pub/ { if (!n++) print $3 }')
 x509_key=$(openssl x509 -in "$KOBJ/certs/signing_key.pem" -noout -text | sed -n 's/.*Public-Key: (\([0-9]*\) bit).*/\1/p')
 
 # The small kernel has no HPET or ACPI PM timer to calibrate the TSC
