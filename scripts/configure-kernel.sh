@@ -12,11 +12,17 @@ if [ "$#" -lt 3 ]; then
 	echo "usage: $0 SRCDIR OBJDIR small|debian [FRAGMENT...]" >&2
 	exit 2
 fi
-src=$1
-obj=$2
 kind=$3
+mkdir -p "$2"
+# Absolute, because the kernel's make runs in SRCDIR.
+src=$(realpath "$1")
+obj=$(realpath "$2")
 shift 3
-mkdir -p "$obj"
+fragments=()
+for fragment in "$@"; do
+	fragments+=("$(realpath "$fragment")")
+done
+set -- "${fragments[@]}"
 kmake=(make -s -C "$src" O="$obj")
 
 case "$kind" in

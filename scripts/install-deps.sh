@@ -14,12 +14,15 @@ test_pkgs=(
 	fakeroot lintian clang-14 libclang-rt-14-dev shellcheck gnuplot-nox
 	devscripts openssl python3
 )
+# make bench boots the guest as the tests do, and counts instructions.
+bench_pkgs=(valgrind)
 
 case "${1:-build}" in
 build) want=("${build_pkgs[@]}") ;;
 test) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+bench) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
 *)
-	echo "usage: $0 [build|test]" >&2
+	echo "usage: $0 [build|test|bench]" >&2
 	exit 2
 	;;
 esac
@@ -27,7 +30,7 @@ esac
 missing=()
 for pkg in "${want[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
-		grep -q 'install ok installed'; then
+		grep 'install ok installed' >/dev/null; then
 		missing+=("$pkg")
 	fi
 done

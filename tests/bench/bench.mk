@@ -27,10 +27,13 @@ $(BENCH_BIN)/%: $(BENCH_SRC)/tools/%.c
 	$(CC) -O2 -Wall -Wextra $(bench-ldflags-$*) -o $@.tmp $< $(bench-ldlibs-$*)
 	mv $@.tmp $@
 
-.PHONY: bench bench-tools
+.PHONY: bench bench-deps bench-tools
+bench-deps:
+	scripts/install-deps.sh bench
+
 bench-tools: $(addprefix $(BENCH_BIN)/,$(bench-tools))
 
-bench: kernel bench-tools
+bench: bench-deps kernel bench-tools
 	BUILD=$(BUILD) KSRC=$(KSRC) KOBJ=$(KOBJ) JOBS=$(JOBS) \
 		BENCH_DIR=$(BENCH_DIR) BENCH_SAMPLE=$(BENCH_SAMPLE) \
 		$(BENCH_SRC)/run.sh
