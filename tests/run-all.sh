@@ -6,6 +6,10 @@
 set -euo pipefail
 
 here=$(dirname "$(realpath "$0")")
+# The tests run make themselves and read what it prints (the SIGN progress
+# lines, for one): flags of the make that runs them, such as make -s
+# check, must not reach those makes.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 : "${BUILD:?}" "${KDIR:?}"
 export BUILD KDIR
 logdir="$BUILD/test-logs"

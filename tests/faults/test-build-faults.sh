@@ -1,7 +1,8 @@
 #!/bin/bash
 # Faults during an external-module build (make -C KDIR M=DIR modules):
 # eu-strip missing, a corrupt MODSECKEY, a wrong passphrase, an expired
-# key, a full disk, gpg-agent killed in the middle of a batch.  For each
+# key, a full disk (at the compiler, and at the signer's own write),
+# gpg-agent killed in the middle of a batch.  For each
 # (faultlib.sh after_fault/rerun_ok): the build fails, its message names
 # the file or tool and the reason, no .ko is left that looks signed but
 # does not verify, no .ko.unsigned is changed, no temporary file is left,
@@ -133,6 +134,35 @@ if ext_build "$mnt/ext" "$work/full-first.log"; then
 	rerun_ok "full disk" "$mnt/ext" "$work/full-rerun.log" 2
 else
 	fail "full disk: first build on the tmpfs" "$(grep -i error "$work/full-first.log" | sed -n 1,3p | tr '\n' '|')"
+fi
+
+# --- a disk that fills up at the signer's own write.  Above, a full disk
+# already stops the compiler: Kbuild's compiler probes write their files
+# in M=, fail, and so change the command lines, and every object is
+# rebuilt.  Here the probes find room but the signed module does not: a
+# megabyte-sized module whose signed .ko is gone (a signed one would be
+# removed before signing, freeing its own room), 256 KiB left free.
+big=$mnt/big
+rm -rf "$big"
+mkdir -p "$big"
+cp "$here/../modules/bigmod"/* "$big/"
+if ext_build "$big" "$work/full-sign-first.log"; then
+	bsums=$(unsigned_sums "$big")
+	rm -f "$big/bigmod.ko"
+	dd if=/dev/zero of="$mnt/filler" bs=4k >/dev/null 2>&1 || :
+	truncate -s -256K "$mnt/filler"
+	check "full disk at signing: less room than the signed module needs" "yes" \
+		"$([ "$(df --output=avail -B1 "$mnt" | tail -n 1 | tr -d ' ')" -lt "$(stat -c %s "$big/bigmod.ko.stripped")" ] && echo yes || echo no)"
+	rc=0
+	ext_build "$big" "$work/full-sign.log" || rc=$?
+	after_fault "full disk at signing" "$big" "$work/full-sign.log" "$rc" "$bsums" \
+		"pgp-sign: $big/bigmod.ko: .*No space left on device"
+	check "full disk at signing: the compiler did not run again" "" \
+		"$(grep -E '^ +CC ' "$work/full-sign.log" | tr '\n' '|')"
+	rm -f "$mnt/filler"
+	rerun_ok "full disk at signing" "$big" "$work/full-sign-rerun.log" 1
+else
+	fail "full disk at signing: first build on the tmpfs" "$(grep -i error "$work/full-sign-first.log" | sed -n 1,3p | tr '\n' '|')"
 fi
 umount "$mnt"
 
