@@ -8,6 +8,10 @@
 #   expired   RSA-2048, made on 2020-01-01 and expired a day later
 #   outsider  RSA-2048, never built into any kernel
 #   packager  RSA-4096, a packager's own MODSECKEY/MODPUBKEY for the rpm
+#   revoked   RSA-2048, pub carries a key revocation; sec is the export
+#             made before it, so modules can still be signed with it
+#   subrevoked  RSA-2048 primary with an RSA-2048 signing subkey that pub
+#             revokes (sec again from before the revocation)
 
 testkey_dir() {
 	echo "$BUILD/test-keys/$1"
@@ -48,6 +52,14 @@ testkey() {
 	packager)
 		gpg_batch "$home" --quick-gen-key "modsign test packager <packager@test>" rsa4096 sign never
 		;;
+	revoked)
+		gpg_batch "$home" --quick-gen-key "modsign test revoked <revoked@test>" rsa2048 sign never
+		;;
+	subrevoked)
+		gpg_batch "$home" --quick-gen-key "modsign test subrevoked <subrevoked@test>" rsa2048 cert,sign never
+		fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
+		gpg_batch "$home" --quick-add-key "$fpr" rsa2048 sign never
+		;;
 	*)
 		echo "testkey: unknown key $name" >&2
 		gpgconf --homedir "$home" --kill all
@@ -57,8 +69,22 @@ testkey() {
 	esac
 	fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
 	echo "$fpr" >"$dir/fpr"
-	gpg_batch "$home" --export >"$dir/pub"
 	(umask 077 && gpg_batch "$home" --export-secret-keys >"$dir/sec")
+	case "$name" in
+	revoked)
+		# gpg made a revocation certificate with the key; its armour
+		# line starts with ':' so that it is not imported by mistake.
+		sed 's/^:-----BEGIN/-----BEGIN/' "$home/openpgp-revocs.d/$fpr.rev" |
+			gpg_batch "$home" --import
+		;;
+	subrevoked)
+		# revkey on subkey 1: reason 0 (none given), empty comment.
+		printf 'key 1\nrevkey\ny\n0\n\ny\nsave\n' |
+			gpg --homedir "$home" --batch --no-tty --pinentry-mode loopback \
+				--passphrase '' --command-fd 0 --edit-key "$fpr" >/dev/null 2>&1
+		;;
+	esac
+	gpg_batch "$home" --export >"$dir/pub"
 	gpgconf --homedir "$home" --kill all
 	rm -rf "$home"
 	echo "$dir"

@@ -22,12 +22,15 @@ guest_loader() {
 }
 
 # guest_keyring: the main build's public key plus the built-in test keys
+# (two of them revoked, which the kernel must not load)
 guest_keyring() {
-	local ring="$guest_dir/keyring.pub" sub exp
+	local ring="$guest_dir/keyring.pub" sub exp rev subrev
 	sub=$(testkey subkeyed)
 	exp=$(testkey expired)
+	rev=$(testkey revoked)
+	subrev=$(testkey subrevoked)
 	mkdir -p "$guest_dir"
-	cat "$KDIR/modsign.pub" "$sub/pub" "$exp/pub" >"$ring.tmp"
+	cat "$KDIR/modsign.pub" "$sub/pub" "$exp/pub" "$rev/pub" "$subrev/pub" >"$ring.tmp"
 	if ! cmp -s "$ring.tmp" "$ring"; then
 		mv "$ring.tmp" "$ring"
 	else

@@ -23,12 +23,17 @@ body="$work/body.ko"
 sub=$(testkey subkeyed)
 exp=$(testkey expired)
 out=$(testkey outsider)
+rev=$(testkey revoked)
+subrev=$(testkey subrevoked)
 subkey_fpr=$(key_fingerprints "$sub/pub" | sed -n 2p)
+subrev_fpr=$(key_fingerprints "$subrev/pub" | sed -n 2p)
 
 cp "$src" "$mods/valid.ko"
 cp "$body" "$mods/unsigned.ko"
 sign_copy "$body" "$mods/subkey.ko" "$sub/sec" --key-name "$subkey_fpr!"
 sign_copy "$body" "$mods/unknown.ko" "$out/sec"
+sign_copy "$body" "$mods/revoked.ko" "$rev/sec"
+sign_copy "$body" "$mods/subkey-revoked.ko" "$subrev/sec" --key-name "$subrev_fpr!"
 sign_copy "$body" "$mods/sha512.ko" "$KDIR/modsign.sec" --hash sha512
 SOURCE_DATE_EPOCH=$(date -d 2020-01-01T06:00Z +%s) \
 	sign_copy "$body" "$mods/expired.ko" "$exp/sec"
@@ -58,6 +63,8 @@ truncated    EBADMSG       EBADMSG
 siglen-past  EBADMSG       EBADMSG
 unsigned     OK:E          EKEYREJECTED
 unknown      OK:E          EKEYREJECTED
+revoked      OK:E          EKEYREJECTED
+subkey-revoked OK:E        EKEYREJECTED
 sha512       OK:E          EKEYREJECTED
 stripped     OK:E          EKEYREJECTED
 valid-again  OK:0          OK:0
@@ -130,7 +137,7 @@ kernel=$(guest_kernel table)
 force_kernel=$(guest_kernel force MODULE_SIG_FORCE)
 
 untainting=(valid subkey pkcs7 body-flip sig-flip expired truncated siglen-past)
-tainting=(unsigned unknown sha512 stripped)
+tainting=(unsigned unknown revoked subkey-revoked sha512 stripped)
 
 boot_args=""
 run_boot permissive "$kernel" 2 "${untainting[@]}"
@@ -148,6 +155,28 @@ if grep '^KEYS ' "$work/permissive.log" | grep -i "$keyid" >/dev/null; then
 	pass "built-in PGP key $keyid in /proc/keys"
 else
 	fail "built-in PGP key $keyid in /proc/keys" "$(grep '^KEYS ' "$work/permissive.log" | tr '\n' '|')"
+fi
+
+# Revoked keys are skipped at boot, by key ID, and only they: the primary
+# key of the revoked subkey is still loaded.
+kid() { key_fingerprints "$1" | sed -n "$2p" | tail -c 17 | tr 'A-F' 'a-f'; }
+for k in "revoked primary key:$(kid "$rev/pub" 1)" "revoked subkey:$(kid "$subrev/pub" 2)"; do
+	if grep -i "Skipped OpenPGP key ${k#*:}: revoked" "$work/permissive.log" >/dev/null; then
+		pass "${k%%:*} ${k#*:} is skipped at boot"
+	else
+		fail "${k%%:*} ${k#*:} is skipped at boot" "$(grep 'OpenPGP key' "$work/permissive.log" | tr '\n' '|')"
+	fi
+	if grep '^KEYS ' "$work/permissive.log" | grep -i "${k#*:}" >/dev/null; then
+		fail "${k%%:*} ${k#*:} is not in /proc/keys" "$(grep '^KEYS ' "$work/permissive.log" | grep -i "${k#*:}")"
+	else
+		pass "${k%%:*} ${k#*:} is not in /proc/keys"
+	fi
+done
+k=$(kid "$subrev/pub" 1)
+if grep '^KEYS ' "$work/permissive.log" | grep -i "$k" >/dev/null; then
+	pass "primary key $k of the revoked subkey is in /proc/keys"
+else
+	fail "primary key $k of the revoked subkey is in /proc/keys" "$(grep '^KEYS ' "$work/permissive.log" | tr '\n' '|')"
 fi
 
 finish

@@ -2,10 +2,15 @@
 # pgp-verify gives each kind of module its own outcome and exit status
 # (FORMAT.md): valid, unsigned, unknown-key, bad-signature, expired-key,
 # unsupported, corrupt, pkcs7; and it accepts signatures made by gpg.
+# A key revoked in the keyring counts as unknown, as in the kernel.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=helpers.bash
 . "$(dirname "$0")/helpers.bash"
+# shellcheck source=../testkeys.sh
+. "$(dirname "$0")/../testkeys.sh"
+# shellcheck source=../signlib.sh
+. "$(dirname "$0")/../signlib.sh"
 
 dir=$(scratch verifier)
 mkkey other rsa2048 sign never
@@ -199,6 +204,22 @@ idtype3-lens unsupported 14
 order-hash-version corrupt 15
 order-critical unsupported 14
 EOF_CASES
+
+# Revoked keys: the kernel does not load them from its keyring, so what
+# they signed is signed by an unknown key.  The modules are signed with
+# the secret keys as exported before the revocation.
+rev=$(testkey revoked)
+subrev=$(testkey subrevoked)
+cp "$src" "$dir/revoked.ko"
+"$SIGN" -k "$rev/sec" "$dir/revoked.ko"
+cp "$src" "$dir/subkey-revoked.ko"
+"$SIGN" -k "$subrev/sec" --key-name "$(key_fingerprints "$subrev/pub" | sed -n 2p)!" \
+	"$dir/subkey-revoked.ko"
+for name in revoked subkey-revoked; do
+	ring=$([ "$name" = revoked ] && echo "$rev/pub" || echo "$subrev/pub")
+	check "$name: outcome" "unknown-key" "$(verify_outcome "$ring" "$dir/$name.ko")"
+	check "$name: exit status" "11" "$(verify_status "$ring" "$dir/$name.ko")"
+done
 
 # Several modules: one line each, the status of the first bad one.
 rc=0
