@@ -129,6 +129,10 @@ seeds() {
 	g --quick-add-key "$(first_fpr subkeyed@fuzz)" rsa2048 sign never
 	g --faked-system-time 20200101T000000 --quick-gen-key "${uids[expired]}" rsa2048 sign 1d
 
+	# A small stand-in for a stripped module: what is signed does not matter
+	# to the parsers, its length does a little (SHA block boundaries).
+	head -c 200 /bin/true >"$work/body"
+
 	g --export >"$work/all.pub"
 	cp "$work/all.pub" "$s/pgp-key/all.pgp"
 	for name in plain subkeyed expired; do
@@ -137,15 +141,31 @@ seeds() {
 		cp "$work/$name.pub" "$s/pgp-key/ring-$name.pgp"
 		"$pgpseed" payloads "$work/$name.pub" "$s/pgp-key/payload-$name"
 	done
+	# Revoked keys, made after all.pub: a key revoked with the revocation
+	# certificate gpg made for it, and a subkey revoked with revkey.  Each
+	# signs before its revocation, and its keyring is exported after.
+	g --quick-gen-key "fuzz revoked <revoked@fuzz>" rsa2048 sign never
+	g --quick-gen-key "fuzz subrevoked <subrevoked@fuzz>" rsa2048 cert,sign never
+	g --quick-add-key "$(first_fpr subrevoked@fuzz)" rsa2048 sign never
+	g -u "$(first_fpr "<revoked@fuzz>")" --digest-algo SHA256 --detach-sign \
+		-o "$work/revoked.rsig" "$work/body"
+	g -u "$(key_ids subrevoked@fuzz | sed -n 2p)!" --digest-algo SHA256 --detach-sign \
+		-o "$work/subrevoked.rsig" "$work/body"
+	sed 's/^:-----BEGIN/-----BEGIN/' "$seed_home/openpgp-revocs.d/$(first_fpr "<revoked@fuzz>").rev" |
+		g --import
+	printf 'key 1\nrevkey\ny\n0\n\ny\nsave\n' |
+		g --command-fd 0 --edit-key "$(first_fpr subrevoked@fuzz)" >/dev/null 2>&1
+	for name in revoked subrevoked; do
+		# <...>: the exact address, which "revoked@fuzz" alone is not.
+		g --export "<$name@fuzz>" >"$work/$name.pub"
+		cp "$work/$name.pub" "$s/pgp-key/ring-$name.pgp"
+	done
 	for f in "$s"/pgp-key/*.pgp; do
 		for form in 1 2 5; do
 			"$pgpseed" newfmt "$f" "${f%.pgp}-new$form.pgp" "$form"
 		done
 	done
 
-	# A small stand-in for a stripped module: what is signed does not matter
-	# to the parsers, its length does a little (SHA block boundaries).
-	head -c 200 /bin/true >"$work/body"
 	for name in plain subkeyed expired; do
 		for h in SHA1 SHA224 SHA256 SHA384 SHA512; do
 			signopts=(--digest-algo "$h")
@@ -189,6 +209,11 @@ seeds() {
 		"${uids[plain]}" "$s/modsig/other-ring.in"
 	"$pgpseed" module "$work/plain.sec" "$work/body" "$work/plain-SHA256.sig" \
 		"${uids[plain]}" "$s/modsig/secret-ring.in"
+	# Revoked keys: the verifier, like the kernel, does not use them.
+	"$pgpseed" module "$work/revoked.pub" "$work/body" "$work/revoked.rsig" \
+		"fuzz revoked <revoked@fuzz>" "$s/modsig/revoked-ring.in"
+	"$pgpseed" module "$work/subrevoked.pub" "$work/body" "$work/subrevoked.rsig" \
+		"fuzz subrevoked <subrevoked@fuzz>" "$s/modsig/subrevoked-ring.in"
 	perl -e 'my $r = do { local $/; open(my $f, "<:raw", $ARGV[0]) or die; <$f> };
 		my $b = do { local $/; open(my $f, "<:raw", $ARGV[1]) or die; <$f> };
 		print pack("n", length($r)), $r, $b' "$work/plain.pub" "$work/body" \
@@ -200,7 +225,7 @@ seeds() {
 	seed_home=
 	rm -rf "$work"
 	trap - EXIT
-	echo "fuzz: seeds from $n gpg signatures and 3 keys:" \
+	echo "fuzz: seeds from $n gpg signatures and 5 keys:" \
 		"$(find "$s/pgp-key" -type f | wc -l) pgp-key," \
 		"$(find "$s/pgp-sig" -type f | wc -l) pgp-sig," \
 		"$(find "$s/modsig" -type f | wc -l) modsig"
@@ -222,8 +247,8 @@ expectations() {
 	ex=${ids[0]}
 	# Every key but the subkeyed primary, which is certify-only: the kernel
 	# will not take a key that may not sign data (EKEYREJECTED).
-	mapfile -t all < <(g --with-colons --list-keys | awk -F: '/^fpr/ {print tolower(substr($10, 25))}' |
-		grep -vx "$sp")
+	mapfile -t all < <(g --with-colons --show-keys "$work/all.pub" |
+		awk -F: '/^fpr/ {print tolower(substr($10, 25))}' | grep -vx "$sp")
 	echo "pgp-key all*.pgp payload=-74 id=- split=0 keys=4 accepted=3 ids=$(IFS=,; echo "${all[*]}")"
 	echo "pgp-key ring-plain*.pgp payload=0 id=$pl split=0 keys=1 accepted=1 ids=$pl"
 	echo "pgp-key ring-expired*.pgp payload=0 id=$ex split=0 keys=1 accepted=1 ids=$ex"
@@ -258,6 +283,13 @@ expectations() {
 	echo "modsig own-ring.in valid"
 	echo "modsig secret-ring.in valid"
 	echo "modsig other-ring.in unknown-key"
+	echo "modsig revoked-ring.in unknown-key"
+	echo "modsig subrevoked-ring.in unknown-key"
+	# The keyring split skips a revoked key with its subkeys, and a revoked
+	# subkey alone.
+	mapfile -t ids < <(key_ids subrevoked@fuzz)
+	echo "pgp-key ring-revoked*.pgp payload=-74 id=- split=0 keys=0 accepted=0 ids="
+	echo "pgp-key ring-subrevoked*.pgp payload=-74 id=- split=0 keys=1 accepted=1 ids=${ids[0]}"
 	echo "modsig unsigned.in unsigned"
 }
 
