@@ -25,6 +25,22 @@ gpg_batch() {
 		--passphrase '' "$@"
 }
 
+# revoke_key HOME FPR: revoke the key FPR in HOME with the revocation
+# certificate gpg made when it generated the key (its armour line starts
+# with ':' so that it is not imported by mistake)
+revoke_key() {
+	sed 's/^:-----BEGIN/-----BEGIN/' "$1/openpgp-revocs.d/$2.rev" |
+		gpg_batch "$1" --import
+}
+
+# revoke_subkey HOME FPR: revoke the first subkey of the key FPR in HOME
+# (revkey in --edit-key: reason 0, none given, and an empty comment)
+revoke_subkey() {
+	printf 'key 1\nrevkey\ny\n0\n\ny\nsave\n' |
+		gpg --homedir "$1" --batch --no-tty --pinentry-mode loopback \
+			--passphrase '' --command-fd 0 --edit-key "$2" >/dev/null 2>&1
+}
+
 testkey() {
 	local name=$1 dir home fpr
 	dir=$(testkey_dir "$name")
@@ -71,18 +87,8 @@ testkey() {
 	echo "$fpr" >"$dir/fpr"
 	(umask 077 && gpg_batch "$home" --export-secret-keys >"$dir/sec")
 	case "$name" in
-	revoked)
-		# gpg made a revocation certificate with the key; its armour
-		# line starts with ':' so that it is not imported by mistake.
-		sed 's/^:-----BEGIN/-----BEGIN/' "$home/openpgp-revocs.d/$fpr.rev" |
-			gpg_batch "$home" --import
-		;;
-	subrevoked)
-		# revkey on subkey 1: reason 0 (none given), empty comment.
-		printf 'key 1\nrevkey\ny\n0\n\ny\nsave\n' |
-			gpg --homedir "$home" --batch --no-tty --pinentry-mode loopback \
-				--passphrase '' --command-fd 0 --edit-key "$fpr" >/dev/null 2>&1
-		;;
+	revoked) revoke_key "$home" "$fpr" ;;
+	subrevoked) revoke_subkey "$home" "$fpr" ;;
 	esac
 	gpg_batch "$home" --export >"$dir/pub"
 	gpgconf --homedir "$home" --kill all

@@ -19,6 +19,9 @@ MODSIGN_SRC=${MODSIGN_SRC:-$KSRC/scripts/modsign}
 FUZZ_OUT=${FUZZ_OUT:-${BUILD:?BUILD or FUZZ_OUT must be set}/fuzz}
 cc=${FUZZ_CC:-clang-14}
 targets=(pgp-key pgp-sig modsig)
+# revoke_key and revoke_subkey, shared with the tests' own keys
+# shellcheck source=../testkeys.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../testkeys.sh"
 
 die() {
 	echo "fuzz: $*" >&2
@@ -151,10 +154,8 @@ seeds() {
 		-o "$work/revoked.rsig" "$work/body"
 	g -u "$(key_ids subrevoked@fuzz | sed -n 2p)!" --digest-algo SHA256 --detach-sign \
 		-o "$work/subrevoked.rsig" "$work/body"
-	sed 's/^:-----BEGIN/-----BEGIN/' "$seed_home/openpgp-revocs.d/$(first_fpr "<revoked@fuzz>").rev" |
-		g --import
-	printf 'key 1\nrevkey\ny\n0\n\ny\nsave\n' |
-		g --command-fd 0 --edit-key "$(first_fpr subrevoked@fuzz)" >/dev/null 2>&1
+	revoke_key "$seed_home" "$(first_fpr "<revoked@fuzz>")"
+	revoke_subkey "$seed_home" "$(first_fpr subrevoked@fuzz)"
 	for name in revoked subrevoked; do
 		# <...>: the exact address, which "revoked@fuzz" alone is not.
 		g --export "<$name@fuzz>" >"$work/$name.pub"
