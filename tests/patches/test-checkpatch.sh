@@ -20,9 +20,9 @@ for p in "$patches"/*.patch; do
 	summary=$(echo "$out" | grep '^total: ' || echo "no summary")
 	# checkpatch asks "does MAINTAINERS need updating?" of any patch that
 	# adds a file and leaves MAINTAINERS alone.  Every file this series
-	# adds is covered by an existing F: pattern (crypto/asymmetric_keys/,
-	# certs/: KEYS/KEYRINGS; scripts/modsign/: MODULE SUPPORT, from the
-	# last patch), as get_maintainer.pl shows, so that one question is not
+	# adds is covered by an F: pattern (crypto/asymmetric_keys/: ASYMMETRIC
+	# KEYS; certs/: CERTIFICATE HANDLING; scripts/modsign/: MODULE SUPPORT,
+	# from the last patch), as get_maintainer.pl shows, so that question is not
 	# counted; every other finding is.
 	problems=$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK):' |
 		grep -v 'WARNING: added, moved or deleted file(s), does MAINTAINERS need updating?' || true)
