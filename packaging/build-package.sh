@@ -57,10 +57,10 @@ kversion=$(tar -xJOf "$TARBALL" --occurrence=1 linux-source-6.1/Makefile |
 	     $1 == "SUBLEVEL" { s = $3 } END { print v "." p "." s }')
 log=$out/build.log
 
-# A failed build keeps its tree for a look, but not an ephemeral secret
-# key the build made in it.
+# A failed build keeps its tree for a look, but not the secret keys the
+# build made in it: the ephemeral OpenPGP key and the X.509 key for PKCS#7.
 discard_keys() {
-	find "$work" -name modsign.sec -type f -print -delete
+	find "$work" \( -name modsign.sec -o -name signing_key.pem \) -type f -print -delete
 }
 start=$SECONDS
 echo "build-package: building $kind packages of $kversion ($KCONFIG config), log in $log"

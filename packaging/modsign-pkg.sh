@@ -21,7 +21,8 @@
 #       does not verify fails the package build.  Keys come from the
 #       environment as for the kernel build (MODSECKEY or MODKEYNAME,
 #       MODPUBKEY, KEYFLAGS), else the ephemeral pair the kernel build made
-#       in KOBJ, whose secret half is deleted here.
+#       in KOBJ, whose secret half is deleted here, as is the X.509 key the
+#       build generated for PKCS#7 (KOBJ/certs/signing_key.pem).
 set -euo pipefail
 
 prog=${0##*/}
@@ -78,14 +79,21 @@ split_debug() {
 	echo "$prog: split debug info of $n modules into $debugroot"
 }
 
-# The ephemeral secret key of this run, deleted on exit (a global: the
-# EXIT trap runs after sign_modules has returned).
+# The build's own secret keys, deleted on exit (globals: the EXIT trap
+# runs after sign_modules has returned): the ephemeral OpenPGP key, when
+# it signs, and always the X.509 key that the kernel build generated
+# for PKCS#7 (certs/signing_key.pem, MODULE_SIG_KEY's default).  The
+# packaged kernel trusts both, and nothing signs with either after this.
 ephemeral=""
-discard_ephemeral() {
-	if [ -n "$ephemeral" ] && [ -e "$ephemeral" ]; then
-		rm -f "$ephemeral"
-		echo "$prog: deleted the ephemeral secret key $ephemeral"
-	fi
+x509_key=""
+discard_build_keys() {
+	local k
+	for k in "$ephemeral" "$x509_key"; do
+		if [ -n "$k" ] && [ -e "$k" ]; then
+			shred -z -u "$k" 2>/dev/null || rm -f "$k"
+			echo "$prog: deleted the build's secret key $k"
+		fi
+	done
 }
 
 sign_modules() {
@@ -117,12 +125,12 @@ sign_modules() {
 	[ -x "$signer" ] || die "$signer: the tree's batch signer is missing"
 	[ -x "$verifier" ] || die "$verifier: the tree's verifier is missing"
 
-	if [ -n "$ephemeral" ]; then
-		# Nothing is signed with it after this, whether signing works or
-		# not: an ephemeral key left in the build tree would be a key that
-		# nobody controls and that the packaged kernel trusts.
-		trap discard_ephemeral EXIT
-	fi
+	# Whether signing works or not: a key left in the build tree would be
+	# a key that nobody controls and that the packaged kernel trusts.  The
+	# recipes build in a tree of their own, so certs/signing_key.pem
+	# there is always the one the build generated.
+	x509_key=$kobj/certs/signing_key.pem
+	trap discard_build_keys EXIT
 	mapfile -t mods < <(modules_under "$moddir")
 	[ "${#mods[@]}" -gt 0 ] || die "$moddir: no modules to sign"
 	# The signer reads the key itself: no key material passes through this

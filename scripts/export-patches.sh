@@ -19,7 +19,9 @@ if git -C "$gitdir" log --format=%s "$base..$branch" | grep '^\(DROPME\|fixup!\|
 	exit 1
 fi
 rm -f "$out"/*.patch
-git -C "$gitdir" format-patch -q --no-signature --zero-commit -o "$out" "$base..$branch"
+# A fixed abbreviation keeps the index lines stable whichever clone
+# exports the series.
+git -C "$gitdir" -c core.abbrev=9 format-patch -q --no-signature --zero-commit -o "$out" "$base..$branch"
 (
 	echo "# Applied in this order by scripts/prepare-tree.sh (git am)."
 	cd "$out" && printf "%s\n" [0-9]*.patch

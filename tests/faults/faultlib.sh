@@ -76,7 +76,7 @@ after_fault() {
 	fi
 	check "$name: no module that looks signed but is not" "" "$(bad_modules "$dir" | tr '\n' '|')"
 	check "$name: .ko.unsigned files unchanged" "$sums" "$(unsigned_sums "$dir")"
-	check "$name: no temporary files left" "" "$(find "$dir" -name '.*.signing.*' | tr '\n' ' ')"
+	check "$name: no temporary files left" "" "$(find "$dir" -name '.tmp_*.ko.??????' | tr '\n' ' ')"
 }
 
 # rerun_ok NAME DIR LOG N [MAKE-ARGS...]: with the fault fixed, a plain

@@ -121,7 +121,7 @@ fi
 bad=$(awk '
 	BEGIN { e["valid"] = "OK"; e["unsigned"] = "EKEYREJECTED"; e["unknown-key"] = "EKEYREJECTED";
 		e["bad-signature"] = "EKEYREJECTED"; e["expired-key"] = "EKEYEXPIRED";
-		e["unsupported"] = "EKEYREJECTED"; e["corrupt"] = "EBADMSG" }
+		e["unsupported"] = "ENOPKG"; e["corrupt"] = "EBADMSG" }
 	$3 == "pkcs7" { if ($4 == "OK") print; next }
 	!($3 in e) || e[$3] != $4' "$work/joined")
 if [ -z "$bad" ]; then

@@ -67,4 +67,15 @@ for pkg in "$pkg_dir"/rpm/*.rpm "$pkg_dir"/deb/*.deb; do
 	sed "s|^|$name: |" "$dir/$name.scan"
 	check "$name holds no secret key" "0" "$rc"
 done
+# Nor do the build logs, nor what is left of a build tree.
+for kind in rpm deb; do
+	"$scan" "$pkg_dir/$kind/build.log" >"$dir/$kind-log.scan" 2>&1 && rc=0 || rc=$?
+	sed "s|^|$kind build.log: |" "$dir/$kind-log.scan"
+	check "the $kind build log holds no secret key" "0" "$rc"
+	if [ -d "$pkg_dir/$kind/work" ]; then
+		"$scan" "$pkg_dir/$kind/work" >"$dir/$kind-work.scan" 2>&1 && rc=0 || rc=$?
+		sed "s|^|$kind build tree: |" "$dir/$kind-work.scan"
+		check "the $kind build tree holds no secret key" "0" "$rc"
+	fi
+done
 finish

@@ -2,8 +2,9 @@
 # The recipes' shared module steps (packaging/modsign-pkg.sh) on the
 # modules of the built tree KDIR, without a package build: unsigned
 # modules in, debug info split by build-id, signed and verified last; a
-# module that does not verify fails the step; the ephemeral secret key is
-# gone afterwards, also when signing fails; and stripping after signing,
+# module that does not verify fails the step; the build's own secret keys
+# (the ephemeral OpenPGP key, the X.509 key the kernel build generated)
+# are gone afterwards, also when signing fails; and stripping after signing,
 # the order the recipes avoid, leaves a module the verifier calls unsigned.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
@@ -34,12 +35,21 @@ gpgconf --kill gpg-agent
 nmods=$(grep -c . "$KDIR/modules.order")
 run() { "$@" >"$dir/out" 2>&1 && echo 0 || echo $?; }
 
+# The X.509 key the kernel build generates for PKCS#7, a stand-in here.
+plant_x509() {
+	mkdir -p "$obj/certs"
+	openssl genpkey -algorithm ed25519 -out "$obj/certs/signing_key.pem" 2>/dev/null
+}
+x509_state() { [ -e "$obj/certs/signing_key.pem" ] && echo present || echo absent; }
+
 root=$dir/root/lib/modules/x
+plant_x509
 check "install-modules installs every module unsigned" "0" "$(run bash "$helper" install-modules "$obj" "$root")"
 check "split-debug splits every module" "0" "$(run bash "$helper" split-debug "$root" "$dir/debug")"
 check "one .debug per module" "$nmods" "$(find "$dir/debug/usr/lib/debug/.build-id" -name '*.debug' | wc -l)"
 check "sign signs and verifies every module" "0 $nmods" \
 	"$(MODSECKEY=$dir/a.sec MODPUBKEY=$dir/a.pub run bash "$helper" sign "$obj" "$root") $(grep -c ': valid: ' "$dir/out")"
+check "the build's X.509 secret key is deleted after signing with MODSECKEY" absent "$(x509_state)"
 ko=$(find "$root" -name '*.ko' | sed -n 1p)
 check "a signed module verifies against the signing keyring" "0" \
 	"$(run "$obj/scripts/modsign/pgp-verify" --keyring "$dir/a.pub" "$ko")"
@@ -50,8 +60,10 @@ check "stripping a signed module unsigns it (why the recipes sign last)" "10" \
 
 root=$dir/root-b/lib/modules/x
 bash "$helper" install-modules "$obj" "$root" >/dev/null
+plant_x509
 check "sign fails when a module does not verify against MODPUBKEY" "1" \
 	"$(MODSECKEY=$dir/a.sec MODPUBKEY=$dir/b.pub run bash "$helper" sign "$obj" "$root")"
+check "the build's X.509 secret key is deleted when signing fails too" absent "$(x509_state)"
 
 # Ephemeral key: the pair in the object tree, as the kernel build leaves it.
 root=$dir/root-e/lib/modules/x

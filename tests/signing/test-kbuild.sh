@@ -12,6 +12,9 @@
 dir=$(scratch kbuild)
 mkkey second rsa3072 sign never
 mkkey expired rsa2048 sign seconds=1
+mkkey encrypt rsa2048 encr never
+mkkey ed25519 ed25519 sign never
+mkkey dsa dsa2048 sign never
 export SOURCE_DATE_EPOCH=1700000000
 mods=(extmod_a extmod_b)
 
@@ -102,6 +105,23 @@ for mod in "${mods[@]}"; do
 		"$(yesno cmp -s "$dir/repro/$mod.ko" "$dir/repro1/$mod.ko")"
 done
 
+# MODKEYNAME alone, no MODSECKEY at all, in a tree that holds its own
+# ephemeral modsign.sec: the key in the user's agent signs, not the file.
+check "agent, no MODSECKEY: the tree has a key file to ignore" yes \
+	"$(yesno test -s "$KDIR/modsign.sec")"
+make -C "$KDIR" M="$dir/repro" clean >/dev/null 2>&1
+rc=0
+(
+	unset MODSECKEY
+	extmod_make "$dir/repro" MODKEYNAME="Test main" \
+		KEYFLAGS="--homedir $KEYS/main.home"
+) || rc=$?
+check "agent, no MODSECKEY: build" 0 "$rc"
+for mod in "${mods[@]}"; do
+	check "agent, no MODSECKEY: $mod identical to the key file build" yes \
+		"$(yesno cmp -s "$dir/repro/$mod.ko" "$dir/repro1/$mod.ko")"
+done
+
 # modules_install installs them unchanged, INSTALL_MOD_STRIP or not.
 inst=$dir/install
 make -C "$KDIR" M="$dir/repro" MODSECKEY="$KEYS/main.sec" \
@@ -130,6 +150,10 @@ done <<EOF_CASES
 missing-key|MODSECKEY=$dir/nonexistent.sec|MODSECKEY '$dir/nonexistent.sec' does not exist
 expired-key|MODSECKEY=$KEYS/expired.sec|key has expired
 corrupt-key|MODSECKEY=$KEYS/main.pub|secret key not available
+garbage-key|MODSECKEY=$KDIR/modules.order|$KDIR/modules.order: corrupt packet at offset 0
+cannot-sign|MODSECKEY=$KEYS/encrypt.sec|key is not signing-capable
+ed25519-key|MODSECKEY=$KEYS/ed25519.sec|EdDSA (ed25519)
+dsa-key|MODSECKEY=$KEYS/dsa.sec|the kernel can only verify RSA keys of 2048 to 4096 bits
 EOF_CASES
 
 # No eu-strip in PATH.

@@ -31,7 +31,19 @@ if [ "${MODSIGN_TEST_RSA8192:-1}" = 1 ]; then
 	mkkey rsa8192 rsa8192 sign never
 fi
 
-head -c 3000 /dev/urandom >"$dir/garbage.sec"
+# Fixed garbage, so the case fails or passes the same way on every run:
+# random bytes could parse as packets the reader skips.  Its first octet
+# has the packet-tag bit clear.
+python3 -c "
+import hashlib, sys
+out, block = b'', b'modsign garbage'
+while len(out) < 3000:
+    block = hashlib.sha256(block).digest()
+    out += block
+sys.stdout.buffer.write(b'\\x17' + out[:2999])" >"$dir/garbage.sec"
+# A detached signature passed as the key file: packets, but no key first.
+printf 'x' | gpg --homedir "$KEYS/main.home" --batch --detach-sign \
+	>"$dir/detached.sec"
 : >"$dir/empty.sec"
 gpg --homedir "$KEYS/main.home" --batch --armor --export-secret-keys \
 	>"$dir/armored.sec"
@@ -67,7 +79,8 @@ while IFS='|' read -r key status reason; do
 	check "$key: module untouched" "$before" "$(sha256sum <"$dir/m.ko")"
 done <<'EOF_CASES'
 /nonexistent.sec|3|No such file or directory
-garbage.sec|4|corrupt
+garbage.sec|4|corrupt packet at offset 0
+detached.sec|4|corrupt keyring: packet at offset 0 (tag 2) comes before any key
 empty.sec|4|no OpenPGP key
 armored.sec|4|gpg --dearmor
 flipped.sec|4|checksum
