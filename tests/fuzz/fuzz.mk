@@ -4,7 +4,10 @@
 #   make fuzz [FUZZ_TIME=seconds]   build, seed, replay the regression
 #                                   inputs, then fuzz the three targets for
 #                                   FUZZ_TIME seconds in all (default 300),
-#                                   printing executions and coverage each
+#                                   printing executions and coverage each;
+#                                   every crash input found is copied to
+#                                   tests/fuzz/regressions/<target>/, which
+#                                   the tests replay from then on
 #
 # KSRC (the patched source) comes from the top-level Makefile; point it and
 # MODSIGN_SRC elsewhere to fuzz another tree: make fuzz KSRC=/path/to/linux.
@@ -26,4 +29,4 @@ fuzz-build: $(FUZZ_DEPS)
 
 fuzz: fuzz-build
 	$(fuzz-env) tests/fuzz/fuzz.sh replay
-	$(fuzz-env) tests/fuzz/fuzz.sh run $$(( $(FUZZ_TIME) / $(fuzz-targets) > 0 ? $(FUZZ_TIME) / $(fuzz-targets) : 1 ))
+	$(fuzz-env) FUZZ_SAVE_CRASHES=1 tests/fuzz/fuzz.sh run $$(( $(FUZZ_TIME) / $(fuzz-targets) > 0 ? $(FUZZ_TIME) / $(fuzz-targets) : 1 ))

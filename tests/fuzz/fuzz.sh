@@ -10,10 +10,15 @@
 #
 # Environment: KSRC (kernel source holding the OpenPGP parsers, required),
 # MODSIGN_SRC (the signer/verifier sources, default $KSRC/scripts/modsign),
-# FUZZ_OUT (work directory, default $BUILD/fuzz), FUZZ_CC (clang-14).
+# FUZZ_OUT (work directory, default $BUILD/fuzz), FUZZ_CC (clang-14),
+# FUZZ_SEED (libFuzzer's -seed, for a run that can be repeated; random by
+# default), FUZZ_SAVE_CRASHES=1 (run copies each crash input it finds to
+# the regression inputs, so that replay keeps trying it), FUZZ_REGRESSIONS
+# (those inputs, default regressions/ here).
 set -euo pipefail
 
 here=$(dirname "$(realpath "$0")")
+regressions=${FUZZ_REGRESSIONS:-$here/regressions}
 : "${KSRC:?KSRC must point at the patched kernel source}"
 MODSIGN_SRC=${MODSIGN_SRC:-$KSRC/scripts/modsign}
 FUZZ_OUT=${FUZZ_OUT:-${BUILD:?BUILD or FUZZ_OUT must be set}/fuzz}
@@ -341,7 +346,7 @@ replay() {
 	for t in "${targets[@]}"; do
 		bin="$FUZZ_OUT/bin/$t"
 		[ -x "$bin" ] || die "$bin is not built"
-		mapfile -t inputs < <(find "$here/regressions/$t" -type f ! -name README 2>/dev/null | sort)
+		mapfile -t inputs < <(find "$regressions/$t" -type f ! -name README 2>/dev/null | sort)
 		n=${#inputs[@]}
 		if [ "$n" -eq 0 ]; then
 			echo "fuzz: replay $t: no regression inputs"
@@ -362,8 +367,10 @@ replay() {
 # run SECONDS [TARGET...]: one libFuzzer process per target.  The corpus
 # under $FUZZ_OUT/corpus grows from run to run; the seeds are read only.
 run() {
-	local secs=$1 t bin log rc=0 trc execs stats crashes
+	local secs=$1 t bin log rc=0 trc execs stats crashes c
+	local -a seed=()
 	shift
+	[ -z "${FUZZ_SEED:-}" ] || seed=(-seed="$FUZZ_SEED")
 	[ "$#" -gt 0 ] || set -- "${targets[@]}"
 	for t in "$@"; do
 		bin="$FUZZ_OUT/bin/$t"
@@ -377,7 +384,7 @@ run() {
 		fi
 		mkdir -p "$FUZZ_OUT/corpus/$t" "$FUZZ_OUT/crashes/$t" "$FUZZ_OUT/logs"
 		log="$FUZZ_OUT/logs/$t.log"
-		if "$bin" -max_total_time="$secs" -print_final_stats=1 -max_len=8192 \
+		if "$bin" "${seed[@]}" -max_total_time="$secs" -print_final_stats=1 -max_len=8192 \
 			-timeout=10 -rss_limit_mb=1024 -detect_leaks=1 \
 			-artifact_prefix="$FUZZ_OUT/crashes/$t/" \
 			"$FUZZ_OUT/corpus/$t" "$FUZZ_OUT/seeds/$t" >"$log" 2>&1; then
@@ -395,7 +402,14 @@ run() {
 			rc=1
 			grep -E 'ERROR: |runtime error|FUZZ-INVARIANT|SUMMARY|Test unit written' \
 				"$log" | sed -n 1,6p | sed 's/^/    /'
-			echo "    log: $log; a fixed crash input goes to tests/fuzz/regressions/$t/"
+			echo "    log: $log"
+		fi
+		if [ "${FUZZ_SAVE_CRASHES:-0}" = 1 ] && [ "$crashes" -gt 0 ]; then
+			mkdir -p "$regressions/$t"
+			for c in "$FUZZ_OUT/crashes/$t"/*; do
+				cp "$c" "$regressions/$t/"
+				echo "    regression input: $regressions/$t/${c##*/}"
+			done
 		fi
 	done
 	return "$rc"

@@ -20,6 +20,8 @@ here=$(dirname "$(realpath "$0")")
 export KSRC
 export MODSIGN_SRC=${MODSIGN_SRC:-$KSRC/scripts/modsign}
 export FUZZ_OUT="$BUILD/fuzz"
+# The same search on every run: a failure here can be reproduced.
+export FUZZ_SEED=${FUZZ_SEED:-1}
 secs=${FUZZ_TEST_TIME:-40}
 fuzz="$here/fuzz.sh"
 work=$(scratch fuzz)
@@ -74,10 +76,22 @@ else
 	cp -r "$FUZZ_OUT/seeds" "$work/plant-out/"
 	if ! KSRC="$plant" FUZZ_OUT="$work/plant-out" "$fuzz" build >"$work/plant-build.log" 2>&1; then
 		fail "fuzz: a planted off-by-one is found" "the planted copy does not build"
-	elif KSRC="$plant" FUZZ_OUT="$work/plant-out" "$fuzz" run 60 pgp-key >"$work/plant-run.log" 2>&1; then
+	elif KSRC="$plant" FUZZ_OUT="$work/plant-out" FUZZ_SAVE_CRASHES=1 \
+		FUZZ_REGRESSIONS="$work/plant-regressions" \
+		"$fuzz" run 60 pgp-key >"$work/plant-run.log" 2>&1; then
 		fail "fuzz: a planted off-by-one is found" "60 s of pgp-key fuzzing did not find it"
 	elif grep -q 'AddressSanitizer: heap-buffer-overflow' "$work/plant-out/logs/pgp-key.log"; then
 		pass "fuzz: a planted off-by-one is found (heap-buffer-overflow, $(awk '/^stat::number_of_executed_units:/ {print $2}' "$work/plant-out/logs/pgp-key.log") executions)"
+		# The crash input became a regression input, and replaying it
+		# crashes the planted copy again.
+		saved=$(find "$work/plant-regressions/pgp-key" -type f -name 'crash-*' 2>/dev/null | wc -l)
+		check "fuzz: the crash input is saved as a regression input" 1 "$saved"
+		if KSRC="$plant" FUZZ_OUT="$work/plant-out" FUZZ_REGRESSIONS="$work/plant-regressions" \
+			"$fuzz" replay >"$work/plant-replay.log" 2>&1; then
+			fail "fuzz: the saved regression input fails the planted copy's replay" "replay ran clean"
+		else
+			pass "fuzz: the saved regression input fails the planted copy's replay"
+		fi
 	else
 		fail "fuzz: a planted off-by-one is found" "crashed otherwise: $(grep -m1 -E 'ERROR|INVARIANT' "$work/plant-out/logs/pgp-key.log")"
 	fi

@@ -7,6 +7,9 @@
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# The report goes to the second serial line, away from kernel messages
+# (tests/guest/qemu-run.sh).
+exec >/dev/ttyS1 2>&1
 
 mode=permissive
 if [ "$(cat /sys/module/module/parameters/sig_enforce 2>/dev/null)" = Y ]; then

@@ -18,15 +18,27 @@ if [ "${MODSIGN_QEMU_KVM:-0}" = 1 ]; then
 	accel=(-accel kvm -cpu host)
 fi
 
+# Two serial lines: the kernel's console on ttyS0 and the guest's own
+# report on ttyS1 (the guest inits write there).  On one line, a kernel
+# message printed while the tty still drains a report line lands in the
+# middle of it.  The log is the console followed by the report.
+report=$log.ttyS1
+rm -f "$report"
+rc=0
 timeout "${MODSIGN_QEMU_TIMEOUT:-240}" qemu-system-x86_64 "${accel[@]}" \
 	-m "${MODSIGN_QEMU_MEM:-512}" -smp 1 -display none -no-reboot \
-	-monitor none -serial stdio ${MODSIGN_QEMU_EXTRA:+$MODSIGN_QEMU_EXTRA} \
+	-monitor none -serial stdio -serial "file:$report" \
+	${MODSIGN_QEMU_EXTRA:+$MODSIGN_QEMU_EXTRA} \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=7 $*" </dev/null >"$log" 2>&1 || {
-	rc=$?
+	-append "console=ttyS0 panic=-1 loglevel=7 $*" </dev/null >"$log" 2>&1 || rc=$?
+if [ -f "$report" ]; then
+	cat "$report" >>"$log"
+	rm -f "$report"
+fi
+if [ "$rc" -ne 0 ]; then
 	echo "qemu-run: QEMU exited with status $rc; log in $log" >&2
 	exit "$rc"
-}
+fi
 if ! grep -q '^GUEST-END' "$log"; then
 	echo "qemu-run: guest did not finish; log in $log" >&2
 	exit 1
