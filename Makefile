@@ -7,6 +7,7 @@
 #   make KCONFIG=debian   the same with Debian's full config (hours here)
 #   make rpm | deb    packages (see packaging/)
 #   make fuzz | bench
+#   make check-series   build the kernel after each patch of the series
 #
 # Variables given here (MODSECKEY, MODPUBKEY, MODKEYNAME, KEYFLAGS, ...)
 # reach the kernel's make unchanged.
@@ -31,7 +32,7 @@ GENKEY   := $(CURDIR)/keys/modsign.genkey
 config-fragments-small  := $(FRAGMENT)
 config-fragments-debian :=
 
-.PHONY: all deps test-deps tree config kernel check clean
+.PHONY: all deps test-deps tree config kernel check check-series clean
 all: kernel
 
 deps:
@@ -59,6 +60,12 @@ kernel: config
 
 check: test-deps kernel
 	BUILD=$(BUILD) KSRC=$(KSRC) KDIR=$(KOBJ) JOBS=$(JOBS) tests/run-all.sh
+
+# Every patch of the series builds on its own: the kernel is built after
+# each one, incrementally, in $(BUILD)/series (not part of check: it
+# takes about as long as two kernel builds).
+check-series: kernel
+	scripts/check-series.sh $(KSRC) $(KOBJ)/.config $(BUILD)/series $(KOBJ)
 
 clean:
 	rm -rf $(BUILD)

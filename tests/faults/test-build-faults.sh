@@ -59,6 +59,10 @@ touch "$ext"/*.ko.unsigned
 rc=0
 PATH=$farm ext_build "$ext" "$work/eu-strip.log" || rc=$?
 after_fault "eu-strip" "$ext" "$work/eu-strip.log" "$rc" "$sums" "eu-strip.*not found"
+# The signed modules of the previous .ko.unsigned are valid, but no longer
+# the modules built: none may be left for an install to pick up.
+check "eu-strip: no signed module of the previous build is left" "" \
+	"$(find "$ext" -maxdepth 1 -name '*.ko' -printf '%f ')"
 rerun_ok "eu-strip" "$ext" "$work/eu-strip-rerun.log" 2
 
 # --- a corrupt MODSECKEY: one bit of a secret MPI flipped (its checksum

@@ -32,9 +32,10 @@ export TMPDIR="$work/tmp"
 mkdir -p "$TMPDIR"
 scan="$here/seckey-scan.pl"
 
-# gpg_procs: GnuPG daemons whose command line mentions this test's tree
+# gpg_procs: processes of the build (gpg and its daemons, the signer and
+# its workers) whose command line mentions this test's tree
 gpg_procs() {
-	pgrep -a 'gpg-agent|scdaemon|keyboxd|dirmngr' | grep -F -- "$work" || :
+	pgrep -a 'gpg|scdaemon|keyboxd|dirmngr|pgp-sign' | grep -F -- "$work" || :
 }
 
 # watch_modes DIR STOPFILE OUT: until STOPFILE exists, record the mode of
@@ -117,7 +118,7 @@ check "protected key: every directory of that home was 0700" "" \
 check "protected key: every private key file in it was 0600" "" \
 	"$(grep '/private-keys-v1.d/.*\.key$' "$work/sign.modes" | awk '$1 != "600"' | sort -u | sed -n 1,3p | tr '\n' '|')"
 check "protected key: the home is removed" "" "$(ls -A "$TMPDIR")"
-check "protected key: no gpg-agent, scdaemon or keyboxd of the build survives" "" "$(gpg_procs | tr '\n' '|')"
+check "protected key: no gpg, gpg-agent, scdaemon, keyboxd or pgp-sign of the build survives" "" "$(gpg_procs | tr '\n' '|')"
 
 # --- MODSIGN_DISCARD=1 with a copy of the build's key.
 disc="$work/disc"
@@ -136,7 +137,7 @@ rc=0
 found=$(perl "$scan" "$KDIR/modsign.sec" "$disc" "$work/ext2" "$TMPDIR") || rc=$?
 check "discard: no copy of the secret key in the key directory, the module tree or TMPDIR" "0:" \
 	"$rc:$(echo "$found" | sed -n 1,3p | tr '\n' '|' | sed 's/|$//')"
-check "discard: no gpg-agent, scdaemon or keyboxd survives" "" "$(gpg_procs | tr '\n' '|')"
+check "discard: no gpg, gpg-agent, scdaemon, keyboxd or pgp-sign survives" "" "$(gpg_procs | tr '\n' '|')"
 touch "$work/ext2"/*.ko.stripped
 rc=0
 ext_build "$work/ext2" "$work/discard-again.log" MODSECKEY="$disc/modsign.sec" MODSIGN_DISCARD=1 || rc=$?

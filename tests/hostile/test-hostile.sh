@@ -88,7 +88,14 @@ perl -e '
 	my ($man, $ver, $log) = @ARGV;
 	my (%class, %what, %out, %res, %taint);
 	open(my $m, "<", $man) or die; while (<$m>) { chomp; my ($i, $c, $w) = split / /, $_, 3; $class{$i} = $c; $what{$i} = $w }
-	open(my $v, "<", $ver) or die; while (<$v>) { /^\.\/(\d+)\.ko: ([a-z0-9-]+)/ and $out{$1 + 0} = $2 }
+	open(my $v, "<", $ver) or die; while (<$v>) {
+		next unless /^\.\/(\d+)\.ko: ([a-z0-9-]+)(.*)/;
+		my ($id, $o, $detail) = ($1 + 0, $2, $3);
+		# A trailer that is neither PGP nor PKCS#7 is refused by the
+		# PKCS#7 path, which keeps 6.1 leniency, not by the PGP one.
+		$o = "unsupported-nonpgp" if $o eq "unsupported" && $detail =~ /X\.509 key identifier|not PGP or PKCS#7/;
+		$out{$id} = $o;
+	}
 	open(my $l, "<", $log) or die; while (<$l>) { s/\r//; /^M (\d+) (\S+) (-?\d+)$/ and ($res{$1} = $2, $taint{$1} = $3) }
 	for my $i (sort { $a <=> $b } keys %class) {
 		printf "%d %s %s %s %s %s\n", $i, $class{$i}, $out{$i} // "none", $res{$i} // "none", $taint{$i} // "none", $what{$i};
@@ -121,7 +128,7 @@ fi
 bad=$(awk '
 	BEGIN { e["valid"] = "OK"; e["unsigned"] = "EKEYREJECTED"; e["unknown-key"] = "EKEYREJECTED";
 		e["bad-signature"] = "EKEYREJECTED"; e["expired-key"] = "EKEYEXPIRED";
-		e["unsupported"] = "ENOPKG"; e["corrupt"] = "EBADMSG" }
+		e["unsupported"] = "ENOPKG"; e["unsupported-nonpgp"] = "EKEYREJECTED"; e["corrupt"] = "EBADMSG" }
 	$3 == "pkcs7" { if ($4 == "OK") print; next }
 	!($3 in e) || e[$3] != $4' "$work/joined")
 if [ -z "$bad" ]; then

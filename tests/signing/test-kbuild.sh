@@ -22,6 +22,11 @@ yesno() {
 	if "$@"; then echo yes; else echo no; fi
 }
 
+# has_secret_key HOME NAME: does the keyring of HOME hold NAME's secret key?
+has_secret_key() {
+	gpg --homedir "$1" --batch --list-secret-keys "$2" >/dev/null 2>&1
+}
+
 # signed_ok DIR KEYRING LABEL: both modules of DIR signed and valid.
 signed_ok() {
 	local d=$1 ring=$2 label=$3 m
@@ -122,6 +127,20 @@ for mod in "${mods[@]}"; do
 		"$(yesno cmp -s "$dir/repro/$mod.ko" "$dir/repro1/$mod.ko")"
 done
 
+# MODSIGN_DISCARD=1 with a key in gpg-agent: not deleted, and said so.
+touch "$dir/repro/extmod_a.c"
+rc=0
+(
+	unset MODSECKEY
+	extmod_make "$dir/repro" MODKEYNAME="Test main" \
+		KEYFLAGS="--homedir $KEYS/main.home" MODSIGN_DISCARD=1
+) || rc=$?
+check "agent, MODSIGN_DISCARD=1: build" 0 "$rc"
+check "agent, MODSIGN_DISCARD=1: warns that it is ignored" yes \
+	"$(yesno grep -q 'MODSIGN_DISCARD=1 ignored: the modules are signed through gpg-agent' "$dir/repro.log")"
+check "agent, MODSIGN_DISCARD=1: the agent's key is still there" yes \
+	"$(yesno has_secret_key "$KEYS/main.home" "Test main")"
+
 # modules_install installs them unchanged, INSTALL_MOD_STRIP or not.
 inst=$dir/install
 make -C "$KDIR" M="$dir/repro" MODSECKEY="$KEYS/main.sec" \
@@ -150,7 +169,7 @@ done <<EOF_CASES
 missing-key|MODSECKEY=$dir/nonexistent.sec|MODSECKEY '$dir/nonexistent.sec' does not exist
 expired-key|MODSECKEY=$KEYS/expired.sec|key has expired
 corrupt-key|MODSECKEY=$KEYS/main.pub|secret key not available
-garbage-key|MODSECKEY=$KDIR/modules.order|$KDIR/modules.order: corrupt packet at offset 0
+garbage-key|MODSECKEY=$KDIR/modules.order|$KDIR/modules.order: not a usable OpenPGP secret key: corrupt packet at offset 0
 cannot-sign|MODSECKEY=$KEYS/encrypt.sec|key is not signing-capable
 ed25519-key|MODSECKEY=$KEYS/ed25519.sec|EdDSA (ed25519)
 dsa-key|MODSECKEY=$KEYS/dsa.sec|the kernel can only verify RSA keys of 2048 to 4096 bits
