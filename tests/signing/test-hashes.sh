@@ -1,6 +1,7 @@
 #!/bin/bash
 # Each hash of the CONFIG_MODULE_SIG_SHA* choice: the signature packet
-# and the trailer name it, pgp-verify, gpgv and modinfo agree.
+# and the trailer name it, pgp-verify, gpgv and modinfo agree, whether
+# pgp-sign is run by hand or by Kbuild.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=helpers.bash
@@ -29,6 +30,17 @@ sha256 8 4
 sha384 9 5
 sha512 10 6
 EOF_CASES
+
+# Through Kbuild: the hash the CONFIG_MODULE_SIG_SHA* choice sets
+# (CONFIG_MODULE_SIG_HASH, given on the command line here, as a kernel
+# configured with that choice has it) signs the external modules.
+for hash in sha1 sha224 sha256 sha384 sha512; do
+	extmod "$dir/ext-$hash" MODSECKEY="$KEYS/main.sec" CONFIG_MODULE_SIG_HASH="$hash"
+	check "Kbuild, CONFIG_MODULE_SIG_HASH=$hash: modinfo sig_hashalgo" "$hash $hash" \
+		"$(modinfo_field "$dir/ext-$hash/extmod_a.ko" sig_hashalgo) $(modinfo_field "$dir/ext-$hash/extmod_b.ko" sig_hashalgo)"
+	check "Kbuild, CONFIG_MODULE_SIG_HASH=$hash: pgp-verify" "valid valid" \
+		"$(verify_outcome "$KEYS/main.pub" "$dir/ext-$hash/extmod_a.ko") $(verify_outcome "$KEYS/main.pub" "$dir/ext-$hash/extmod_b.ko")"
+done
 
 cp "$src" "$dir/md5.ko"
 rc=0
