@@ -48,6 +48,15 @@ set_sig_len "$mods/valid.ko" "$mods/siglen-past.ko" $((size + 1000))
 cut_signature "$mods/valid.ko" "$mods/truncated.ko" 16
 strip -g -o "$mods/stripped.ko" "$mods/valid.ko"
 cp "$src" "$mods/valid-again.ko"
+# Signatures pgp-sign never makes (tests/resign-module.py): the issuer
+# named by its 8-byte key ID alone, so the kernel must find the key by
+# key ID; a signature that expired a second after it was made; one that
+# expires in ten years.
+resign="$here/../resign-module.py"
+"$resign" --no-issuer-fpr "$src" "$KDIR/modsign.sec" "$mods/keyid-only.ko"
+"$resign" --created $(($(date +%s) - 2)) --expires 1 "$src" "$KDIR/modsign.sec" \
+	"$mods/sig-expired.ko"
+"$resign" --expires 315360000 "$src" "$KDIR/modsign.sec" "$mods/sig-unexpired.ko"
 
 # case  permissive  enforce ("OK:0" loads untainted, "OK:E" loads and
 # sets the unsigned-module taint, anything else is the errno)
@@ -59,6 +68,9 @@ pkcs7        OK:0          OK:0
 body-flip    EKEYREJECTED  EKEYREJECTED
 sig-flip     EKEYREJECTED|EBADMSG EKEYREJECTED|EBADMSG
 expired      EKEYEXPIRED   EKEYEXPIRED
+keyid-only   OK:0          OK:0
+sig-expired  EKEYEXPIRED   EKEYEXPIRED
+sig-unexpired OK:0         OK:0
 truncated    EBADMSG       EBADMSG
 siglen-past  EBADMSG       EBADMSG
 unsigned     OK:E          EKEYREJECTED
@@ -144,7 +156,7 @@ why() {
 	sha512) echo "$m: Loading of module with unsupported crypto is rejected (-65)" ;;
 	body-flip) echo "$m: Loading of module with a bad signature is rejected (-129)" ;;
 	sig-flip) echo "$m: Loading of module with a bad signature is rejected (-129)|$m: Loading of module with a corrupt signature is rejected (-74)" ;;
-	expired) echo "$m: Loading of module signed with an expired key or signature is rejected (-127)" ;;
+	expired | sig-expired) echo "$m: Loading of module signed with an expired key or signature is rejected (-127)" ;;
 	truncated | siglen-past) echo "$m: Loading of module with a corrupt signature is rejected (-74)" ;;
 	esac
 }
@@ -175,7 +187,8 @@ run_boot() {
 kernel=$(guest_kernel table)
 force_kernel=$(guest_kernel force MODULE_SIG_FORCE)
 
-untainting=(valid subkey pkcs7 body-flip sig-flip expired sha512 truncated siglen-past)
+untainting=(valid subkey pkcs7 body-flip sig-flip expired sha512 truncated siglen-past
+	keyid-only sig-expired sig-unexpired)
 tainting=(unsigned unknown revoked subkey-revoked stripped)
 
 boot_args=""

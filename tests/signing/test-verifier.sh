@@ -160,6 +160,36 @@ open(sys.argv[3], 'wb').write(body + name + kid + sig + info +
 PY
 check "gpg wrote an old-format signature packet" 89 "$(head -c1 "$dir/gpg.sig" | xxd -p)"
 
+# Signatures made independently of pgp-sign (tests/resign-module.py:
+# Python integers, no OpenSSL or gpg), with what pgp-sign never writes:
+# an issuer named by key ID only, a signature expiration time.
+resign="$(dirname "$0")/../resign-module.py"
+# pgp-sign's creation time: packet body offset 8 (FORMAT.md), after a
+# new-format header of 2 or 3 octets
+created=$(perl "$EXTRACT" -s "$dir/valid.ko" 2>/dev/null | python3 -c "
+import sys
+p = sys.stdin.buffer.read()
+h = 2 if p[1] < 192 else 3
+print(int.from_bytes(p[h + 8:h + 12], 'big'))")
+"$resign" --created "$created" "$dir/valid.ko" "$KEYS/main.sec" "$dir/resigned.ko"
+if cmp -s "$dir/valid.ko" "$dir/resigned.ko"; then
+	pass "an independent signer makes pgp-sign's module byte for byte"
+else
+	fail "an independent signer makes pgp-sign's module byte for byte" \
+		"$(cmp "$dir/valid.ko" "$dir/resigned.ko" 2>&1)"
+fi
+"$resign" --no-issuer-fpr "$dir/valid.ko" "$KEYS/main.sec" "$dir/keyid-only.ko"
+"$resign" --created $(($(date +%s) - 2)) --expires 1 "$dir/valid.ko" "$KEYS/main.sec" \
+	"$dir/sig-expired.ko"
+"$resign" --expires 315360000 "$dir/valid.ko" "$KEYS/main.sec" "$dir/sig-unexpired.ko"
+for name in keyid-only sig-unexpired; do
+	if gpgv_ok "$KEYS/main.pub" "$dir/$name.ko" "$dir"; then
+		pass "$name: gpgv accepts the signature"
+	else
+		fail "$name: gpgv accepts the signature"
+	fi
+done
+
 # name expected-outcome expected-status [keyring]
 while read -r name outcome status ring; do
 	ring=$KEYS/${ring:-main}.pub
@@ -168,6 +198,9 @@ while read -r name outcome status ring; do
 done <<'EOF_CASES'
 valid valid 0
 gpg valid 0
+keyid-only valid 0
+sig-expired expired-key 13
+sig-unexpired valid 0
 unsigned unsigned 10
 valid unknown-key 11 other
 body bad-signature 12
