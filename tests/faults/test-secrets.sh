@@ -13,7 +13,9 @@
 #     left
 #   - MODSIGN_DISCARD=1 really removes the secret key: the file is gone,
 #     no copy of it is anywhere in the module or scratch tree, no agent
-#     survives, and the next build that needs it says it was discarded
+#     survives, and the next build that needs it says it was discarded;
+#     in-tree, on a copy of the object tree, the X.509 key the build made
+#     for PKCS#7 goes too, and a rerun keeps the built-in certificate
 set -euo pipefail
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
@@ -35,7 +37,7 @@ scan="$here/seckey-scan.pl"
 # gpg_procs: processes of the build (gpg and its daemons, the signer and
 # its workers) whose command line mentions this test's tree
 gpg_procs() {
-	pgrep -a 'gpg|scdaemon|keyboxd|dirmngr|pgp-sign' | grep -F -- "$work" || :
+	pgrep -af 'gpg|scdaemon|keyboxd|dirmngr|pgp-sign' | grep -F -- "$work" || :
 }
 
 # watch_modes DIR STOPFILE OUT: until STOPFILE exists, record the mode of
@@ -145,5 +147,93 @@ check "discard: the next signing build fails" "yes" "$([ "$rc" -ne 0 ] && echo y
 check "discard: and says the key was discarded" "yes" \
 	"$(grep -q "$disc/modsign.sec was discarded" "$work/discard-again.log" && echo yes)"
 check "discard: and leaves no module that looks signed but is not" "" "$(bad_modules "$work/ext2" | tr '\n' '|')"
+
+# --- MODSIGN_DISCARD=1 in-tree, on a copy of the whole object tree: both
+# the OpenPGP key and the X.509 key the build made for PKCS#7 go, the
+# kernel keeps the certificate made from the latter, and a rerun that
+# needs a key says it was discarded instead of making a new one.
+#
+# Kbuild writes absolute object-tree paths into objtool's command lines,
+# so a copy built under its own path is rebuilt from scratch (about six
+# minutes here).  Where a private mount namespace can be had, the copy is
+# bind-mounted over KDIR for make alone: the same paths, nothing to
+# rebuild, and the real object tree is never touched.
+tree="$work/tree"
+cp -a "$KDIR" "$tree"
+if unshare --mount --propagation private true 2>/dev/null; then
+	echo "# in-tree discard: the copy is bind-mounted over $KDIR in a private mount namespace"
+	kmake() {
+		local log=$1
+		shift
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		unshare --mount --propagation private \
+			sh -c 'mount --bind "$1" "$2" && shift 2 && exec make "$@"' \
+			sh "$tree" "$KDIR" -C "$KSRC" O="$KDIR" -j"${JOBS:-2}" "$@" >"$log" 2>&1
+	}
+else
+	echo "# in-tree discard: no mount namespace here, the copy is rebuilt under its own path"
+	kmake() {
+		local log=$1
+		shift
+		make -C "$KSRC" O="$tree" -j"${JOBS:-2}" "$@" >"$log" 2>&1
+	}
+fi
+rc=0
+kmake "$work/intree-discard.log" MODSIGN_DISCARD=1 bzImage modules || rc=$?
+check "in-tree discard: the build succeeds" 0 "$rc"
+for k in modsign.sec certs/signing_key.pem; do
+	check "in-tree discard: says DISCARD $k" yes \
+		"$(grep -q "^  DISCARD $k\$" "$work/intree-discard.log" && echo yes)"
+	check "in-tree discard: $k is gone, $k.discarded says why" "no:yes" \
+		"$([ -e "$tree/$k" ] && echo yes || echo no):$(grep -q 'MODSIGN_DISCARD=1' "$tree/$k.discarded" && echo yes)"
+done
+rc=0
+found=$(perl "$scan" "$KDIR/modsign.sec" "$tree") || rc=$?
+check "in-tree discard: no copy of the OpenPGP secret key in the object tree" "0:" \
+	"$rc:$(echo "$found" | sed -n 1,3p | tr '\n' '|' | sed 's/|$//')"
+rc=0
+found=$(python3 "$here/../packaging/find-secret-keys.py" "$tree") || rc=$?
+check "in-tree discard: no secret key of any kind in the object tree" "0:" \
+	"$rc:$(echo "$found" | sed -n 1,3p | tr '\n' '|' | sed 's/|$//')"
+n=$(wc -l <"$tree/modules.order")
+good=0
+while read -r m; do
+	if "$verifier" --keyring "$tree/modsign.pub" "$tree/$m" >/dev/null 2>&1; then
+		good=$((good + 1))
+	fi
+done <"$tree/modules.order"
+check "in-tree discard: all $n modules verify" "$n" "$good"
+cp "$tree/arch/x86/boot/bzImage" "$work/bzImage.before"
+cp "$tree/certs/signing_key.x509" "$work/x509.before"
+
+rc=0
+kmake "$work/intree-rerun.log" MODSIGN_DISCARD=1 bzImage modules || rc=$?
+check "in-tree discard: a rerun with nothing to sign succeeds" 0 "$rc"
+check "in-tree discard: the rerun makes no new X.509 key" no \
+	"$([ -e "$tree/certs/signing_key.pem" ] && echo yes || echo no)"
+check "in-tree discard: the built-in certificate is the same" same \
+	"$(cmp -s "$work/x509.before" "$tree/certs/signing_key.x509" && echo same)"
+check "in-tree discard: the kernel image is the same" same \
+	"$(cmp -s "$work/bzImage.before" "$tree/arch/x86/boot/bzImage" && echo same)"
+
+first=$(head -n1 "$tree/modules.order")
+rm -f "$tree/$first"
+rc=0
+kmake "$work/intree-resign.log" modules || rc=$?
+check "in-tree discard: a rerun that must sign $first fails" yes "$([ "$rc" -ne 0 ] && echo yes)"
+check "in-tree discard: and says the key was discarded" yes \
+	"$(grep -q "modsign.sec was discarded after signing (MODSIGN_DISCARD=1)" "$work/intree-resign.log" && echo yes)"
+rc=0
+out=$("$verifier" --keyring "$tree/modsign.pub" "$tree/$first" 2>&1) || rc=$?
+if [ ! -e "$tree/$first" ] || [ "$rc" -eq 10 ]; then
+	pass "in-tree discard: $first is not left looking signed"
+else
+	fail "in-tree discard: $first is not left looking signed" "$out (exit $rc)"
+fi
+check "in-tree discard: no new key was made" "no:no" \
+	"$([ -e "$tree/modsign.sec" ] && echo yes || echo no):$([ -e "$tree/certs/signing_key.pem" ] && echo yes || echo no)"
+check "in-tree discard: the real object tree keeps both keys" "yes:yes" \
+	"$([ -s "$KDIR/modsign.sec" ] && echo yes):$([ -s "$KDIR/certs/signing_key.pem" ] && echo yes)"
+rm -rf "$tree"
 
 finish

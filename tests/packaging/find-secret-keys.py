@@ -6,10 +6,12 @@ gpg-agent private key files.  Members of .tar, .gz and .xz files are
 searched too.  One line per finding, "PATH[:MEMBER]: offset N: what";
 exit status 1 when anything is found, 0 when nothing is.
 
-A packet counts only when its whole structure holds up (version 4, a known
-public-key algorithm, well-formed MPIs that end exactly where the secret
-part begins, a valid S2K usage octet): random bytes in a module or a
-compressed image do not pass that.
+A packet counts only when its whole structure holds up (a length no real
+key exceeds, version 4, a known public-key algorithm, well-formed MPIs that
+end exactly where the secret part begins, a valid S2K usage octet and, for
+an unprotected key, secret MPIs and a checksum that end exactly at the end
+of the packet): random bytes in a module, a vmlinux.o or a compressed image
+do not pass that.
 
 usage: find-secret-keys.py FILE-OR-DIR...
 """
@@ -37,6 +39,10 @@ PK_ELGAMAL = 16
 PK_DSA = 17
 PK_ECDH = 18
 PK_EC = (19, 22)
+
+# RSA-16384, the largest key GnuPG makes, has about 7.2 KiB of secret
+# key packet; anything much longer is a misparse of unrelated bytes.
+MAX_KEY_PACKET = 10240
 
 
 def mpi(b, i):
@@ -98,7 +104,13 @@ def secret_part_ok(body, i):
     usage = body[i]
     rest = len(body) - i - 1
     if usage == 0:
-        return rest >= 3  # at least one MPI and the checksum
+        # Unprotected: secret MPIs, then a 16-bit sum of their octets.
+        j = i + 1
+        while j is not None and j < len(body) - 2:
+            j = mpi(body, j)
+        if j != len(body) - 2 or j == i + 1:
+            return False
+        return sum(body[i + 1:j]) & 0xFFFF == int.from_bytes(body[j:], "big")
     if usage in (254, 255):
         # cipher, S2K type (0 simple, 1 salted, 3 iterated, 101 GNU)
         return rest >= 2 and 1 <= body[i + 1] <= 13 and body[i + 2] in (0, 1, 3, 101)
@@ -145,7 +157,7 @@ def scan_bytes(b):
             continue
         tag, hlen, length = p
         start = off + hlen
-        if length < 10 or start + length > len(b) or b[start] != 4:
+        if length < 10 or length > MAX_KEY_PACKET or start + length > len(b) or b[start] != 4:
             continue
         body = b[start:start + length]
         i = public_part_end(body)
