@@ -1,7 +1,8 @@
 #!/bin/bash
 # Run every test script and add up their results.  Each script prints one
 # "PASS name" or "FAIL name: why" line per case; a script that dies before
-# finishing counts as one more failure, so a crash can never pass silently.
+# finishing, or reports no case, counts as one more failure, so a crash
+# can never pass silently.
 # The last line is "N passed, N failed".
 set -euo pipefail
 
@@ -35,12 +36,17 @@ for t in "${scripts[@]}"; do
 	echo "=== $name"
 	start=$SECONDS
 	if "$t" >"$log" 2>&1; then rc=0; else rc=$?; fi
-	grep -E '^(PASS|FAIL) ' "$log" || true
-	p=$(grep -c '^PASS ' "$log" || true)
-	f=$(grep -c '^FAIL ' "$log" || true)
+	# awk, not grep: a log with no case in it is a result to report
+	# below, not an error to silence.
+	awk '/^(PASS|FAIL) /' "$log"
+	p=$(awk '/^PASS / { n++ } END { print n + 0 }' "$log")
+	f=$(awk '/^FAIL / { n++ } END { print n + 0 }' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "FAIL $name: exited with status $rc without reporting a failure (log: $log)"
 		tail -n 20 "$log" | sed 's/^/    /'
+		f=1
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL $name: reported no case at all (log: $log)"
 		f=1
 	fi
 	echo "--- $name: $p passed, $f failed in $((SECONDS - start))s (log: $log)"
