@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Re-sign an OpenPGP-signed module with a signature packet made here, with
-the choices pgp-sign never makes, so that the kernel's handling of
-signatures from other OpenPGP implementations can be tried:
+"""Re-sign a module with a signature packet made here, with the choices
+pgp-sign never makes, so that the kernel's handling of signatures from
+other OpenPGP implementations can be tried:
 
   --no-issuer-fpr     name the issuer by its 8-byte key ID only (an issuer
                       key ID subpacket in the unhashed area, as PGP 2 to 8
@@ -10,15 +10,24 @@ signatures from other OpenPGP implementations can be tried:
   --created EPOCH     signature creation time (default: now)
   --expires SECONDS   a signature expiration time subpacket: the signature
                       stops being valid SECONDS after its creation
+  --hash NAME         sha1, sha224, sha256 (default), sha384 or sha512: the
+                      packet's hash algorithm and the trailer's hash field
+                      (pgp-sign refuses sha1 and sha224)
+  --key HEX           sign with the key or subkey of SECRET-KEY whose
+                      fingerprint ends with HEX (a fingerprint or key ID),
+                      even one that no binding signature makes a signing
+                      key (default: the primary key)
 
-usage: resign-module.py [OPTIONS] SIGNED-MODULE SECRET-KEY OUT
+usage: resign-module.py [OPTIONS] MODULE SECRET-KEY OUT
 
-SIGNED-MODULE is a module signed by pgp-sign with SECRET-KEY's primary key;
-its body and trailer framing (signer name, key ID) are kept and only the
-signature packet is replaced.  SECRET-KEY is an unprotected secret key
-export.  The signature is RSA PKCS#1 v1.5 over SHA-256, computed here with
-Python integers, independently of pgp-sign, OpenSSL and gpg.  The module
-is not otherwise checked: that is the kernel's job in the tests.
+MODULE is a module, signed or not: a signature it carries is dropped, and
+the module is signed as pgp-sign does it (FORMAT.md), signer name the first
+user ID of SECRET-KEY (at most 255 octets), key ID that of the signing key.
+With the defaults and pgp-sign's creation time, OUT is pgp-sign's output
+byte for byte.  SECRET-KEY is an unprotected secret key export.  The
+signature is RSA PKCS#1 v1.5, computed here with Python integers,
+independently of pgp-sign, OpenSSL and gpg.  The module is not otherwise
+checked: that is the kernel's job in the tests.
 """
 import argparse
 import hashlib
@@ -29,10 +38,17 @@ import time
 MAGIC = b"~Module signature appended~\n"
 SIG_INFO_LEN = 12
 PKEY_ID_PGP = 0  # enum pkey_id_type
+MODSIG_ALGO_RSA = 1  # struct module_signature algo
 PGP_PUBKEY_RSA = 1
-PGP_HASH_SHA256 = 8
-HASH_ALGO_SHA256 = 4  # the kernel's number, in the trailer
-SHA256_DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
+SIGNER_MAX = 255  # MODSIG_SIGNER_MAX
+# name: (OpenPGP number, the kernel's number (trailer), PKCS#1 DigestInfo)
+HASHES = {
+    "sha1": (2, 2, "3021300906052b0e03021a05000414"),
+    "sha224": (11, 7, "302d300d06096086480165030402040500041c"),
+    "sha256": (8, 4, "3031300d060960864801650304020105000420"),
+    "sha384": (9, 5, "3041300d060960864801650304020205000430"),
+    "sha512": (10, 6, "3051300d060960864801650304020305000440"),
+}
 
 
 def die(msg):
@@ -86,24 +102,41 @@ def mpi_bytes(value):
     return struct.pack(">H", value.bit_length()) + raw
 
 
-def primary_secret_key(path):
-    """(n, d, key ID) of the first secret key packet of an export."""
+def secret_key(path, want):
+    """(n, d, fingerprint, signer name) of the secret key or subkey of an
+    export whose fingerprint ends with WANT (bytes), or of its primary
+    key; the signer name is the first user ID, as pgp-sign takes it."""
     with open(path, "rb") as f:
         data = f.read()
+    found, uid = None, None
     for tag, body in packets(data, path):
-        if tag != 5:
+        if tag == 13 and uid is None:
+            uid = body
+        if tag not in (5, 7):
             continue
         if body[0] != 4 or body[5] != PGP_PUBKEY_RSA:
-            die(f"{path}: primary key is not a v4 RSA key")
+            if found is None and want is None:
+                die(f"{path}: primary key is not a v4 RSA key")
+            continue
         n, off = mpi(body, 6, path)
         _, off = mpi(body, off, path)
         public = body[:off]
+        fpr = hashlib.sha1(b"\x99" + struct.pack(">H", len(public)) + public).digest()
+        if found is not None or (want is not None and not fpr.endswith(want)):
+            continue
         if body[off] != 0:
             die(f"{path}: secret key is protected (S2K usage {body[off]})")
         d, _ = mpi(body, off + 1, path)
-        fpr = hashlib.sha1(b"\x99" + struct.pack(">H", len(public)) + public).digest()
-        return n, d, fpr
-    die(f"{path}: no secret key packet")
+        found = (n, d, fpr)
+    if found is None:
+        die(f"{path}: no secret key" + (f" {want.hex()}" if want else ""))
+    name = uid or b""
+    if len(name) > SIGNER_MAX:
+        cut = SIGNER_MAX
+        while cut and name[cut] & 0xC0 == 0x80:
+            cut -= 1
+        name = name[:cut]
+    return found + (name,)
 
 
 def subpacket(kind, payload):
@@ -111,18 +144,19 @@ def subpacket(kind, payload):
     return bytes([len(payload) + 1, kind]) + payload
 
 
-def signature_packet(body, n, d, fpr, created, expires, with_fpr):
+def signature_packet(body, n, d, fpr, created, expires, with_fpr, hash_name):
     hashed = subpacket(2, struct.pack(">I", created))
     if expires is not None:
         hashed += subpacket(3, struct.pack(">I", expires))
     if with_fpr:
         hashed += subpacket(33, b"\x04" + fpr)
     unhashed = subpacket(16, fpr[-8:])
-    head = bytes([4, 0x00, PGP_PUBKEY_RSA, PGP_HASH_SHA256])
+    pgp_hash, _, digest_info = HASHES[hash_name]
+    head = bytes([4, 0x00, PGP_PUBKEY_RSA, pgp_hash])
     head += struct.pack(">H", len(hashed)) + hashed
-    digest = hashlib.sha256(body + head + b"\x04\xff" + struct.pack(">I", len(head))).digest()
+    digest = hashlib.new(hash_name, body + head + b"\x04\xff" + struct.pack(">I", len(head))).digest()
     k = (n.bit_length() + 7) // 8
-    t = SHA256_DIGEST_INFO + digest
+    t = bytes.fromhex(digest_info) + digest
     em = b"\x00\x01" + b"\xff" * (k - len(t) - 3) + b"\x00" + t
     s = pow(int.from_bytes(em, "big"), d, n)
     packet = head + struct.pack(">H", len(unhashed)) + unhashed + digest[:2] + mpi_bytes(s)
@@ -139,36 +173,44 @@ def main():
     ap.add_argument("--no-issuer-fpr", action="store_true")
     ap.add_argument("--created", type=int)
     ap.add_argument("--expires", type=int)
+    ap.add_argument("--hash", choices=sorted(HASHES), default="sha256")
+    ap.add_argument("--key", type=str)
     ap.add_argument("module")
     ap.add_argument("seckey")
     ap.add_argument("out")
     args = ap.parse_args()
 
+    want = None
+    if args.key is not None:
+        try:
+            want = bytes.fromhex(args.key.removeprefix("0x").removeprefix("0X").replace(" ", ""))
+        except ValueError:
+            die(f"--key {args.key}: not a fingerprint or key ID")
+        if len(want) not in (8, 20):
+            die(f"--key {args.key}: not a fingerprint or key ID")
+
     with open(args.module, "rb") as f:
         data = f.read()
-    if not data.endswith(MAGIC) or len(data) < len(MAGIC) + SIG_INFO_LEN:
-        die(f"{args.module}: not a signed module")
-    info_at = len(data) - len(MAGIC) - SIG_INFO_LEN
-    algo, hash_algo, id_type, signer_len, key_id_len, sig_len = struct.unpack(
-        ">BBBBB3xI", data[info_at:info_at + SIG_INFO_LEN])
-    if id_type != PKEY_ID_PGP:
-        die(f"{args.module}: not an OpenPGP signature (id_type {id_type})")
-    if hash_algo != HASH_ALGO_SHA256:
-        die(f"{args.module}: hash {hash_algo} in the trailer, only SHA-256 is made here")
-    framing = signer_len + key_id_len + sig_len
-    if framing > info_at:
-        die(f"{args.module}: trailer claims more bytes than the file has")
-    body = data[:info_at - framing]
-    names = data[info_at - framing:info_at - sig_len]
+    body = data
+    if data.endswith(MAGIC):
+        if len(data) < len(MAGIC) + SIG_INFO_LEN:
+            die(f"{args.module}: trailer too short")
+        info_at = len(data) - len(MAGIC) - SIG_INFO_LEN
+        _, _, _, signer_len, key_id_len, sig_len = struct.unpack(
+            ">BBBBB3xI", data[info_at:info_at + SIG_INFO_LEN])
+        framing = signer_len + key_id_len + sig_len
+        if framing > info_at:
+            die(f"{args.module}: trailer claims more bytes than the file has")
+        body = data[:info_at - framing]
 
-    n, d, fpr = primary_secret_key(args.seckey)
-    if key_id_len == 8 and names[-8:] != fpr[-8:]:
-        die(f"{args.module}: signed by key ID {names[-8:].hex()}, not {args.seckey}'s {fpr[-8:].hex()}")
+    n, d, fpr, name = secret_key(args.seckey, want)
     created = int(time.time()) if args.created is None else args.created
-    sig = signature_packet(body, n, d, fpr, created, args.expires, not args.no_issuer_fpr)
-    info = struct.pack(">BBBBB3xI", algo, hash_algo, id_type, signer_len, key_id_len, len(sig))
+    sig = signature_packet(body, n, d, fpr, created, args.expires, not args.no_issuer_fpr,
+                           args.hash)
+    info = struct.pack(">BBBBB3xI", MODSIG_ALGO_RSA, HASHES[args.hash][1], PKEY_ID_PGP,
+                       len(name), 8, len(sig))
     with open(args.out, "wb") as f:
-        f.write(body + names + sig + info + MAGIC)
+        f.write(body + name + fpr[-8:] + sig + info + MAGIC)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,45 @@
 #             made before it, so modules can still be signed with it
 #   subrevoked  RSA-2048 primary with an RSA-2048 signing subkey that pub
 #             revokes (sec again from before the revocation)
+#
+# Keys the kernel must refuse, or whose forged parts it must ignore, under
+# the trust rules (TRUST-RULES.md of issue 13).  The certificates gpg will
+# not make are made from gpg's by tests/craft-key.py, which signs with
+# Python integers; sec can sign modules with tests/resign-module.py
+# (--key HEX picks a subkey).  After each: what the kernel must do with it,
+# and its boot log reason ("PGP: Skipped OpenPGP key <key ID>: <reason>").
+#
+#   rsa1024   RSA-1024 signing key, valid self-signature.  Not loaded:
+#             "unsupported key" (modulus below 2048 bits).
+#   unbound   RSA-2048 signing primary (valid) with an RSA-2048 subkey
+#             packet after it that has no binding signature (the primary
+#             key of another generated key); sec holds that subkey's
+#             secret.  Primary loaded; the subkey not loaded: "no valid
+#             binding signature".
+#   nobacksig RSA-2048 primary (certify, sign) with an RSA-2048 signing
+#             subkey whose binding signature (0x18) is re-signed without
+#             the embedded primary-key binding (0x19) gpg put in it.
+#             Primary loaded; the subkey not loaded: "no valid primary-key
+#             binding".
+#   critself  RSA-2048 signing key with its valid self-signature and a
+#             second, newer one that verifies but carries an unknown
+#             critical hashed subpacket (type 100).  Fail closed, not
+#             loaded: "self-signature cannot be checked".
+#   eddsaself RSA-2048 signing key with its valid self-signature and a
+#             second, newer "self-signature" of public-key algorithm 22
+#             (EdDSA) naming the primary as issuer.  Fail closed, not
+#             loaded: "self-signature cannot be checked".
+#   badselfsig  RSA-2048 signing key whose only self-signature has a
+#             damaged RSA value (quick-check octets intact).  Not loaded:
+#             "no valid self-signature".
+#   forgedrev RSA-2048 signing key with a key revocation (0x20) after its
+#             primary key packet whose RSA value is damaged: the forged
+#             revocation does not count, the key is loaded.
+#   sha1self  RSA-2048 signing key whose only self-signature uses SHA-1
+#             (gpg --cert-digest-algo SHA1).  Fail closed, not loaded:
+#             "self-signature cannot be checked".
+
+testkeys_crafter="$(dirname "${BASH_SOURCE[0]}")/craft-key.py"
 
 testkey_dir() {
 	echo "$BUILD/test-keys/$1"
@@ -39,6 +78,56 @@ revoke_subkey() {
 	printf 'key 1\nrevkey\ny\n0\n\ny\nsave\n' |
 		gpg --homedir "$1" --batch --no-tty --pinentry-mode loopback \
 			--passphrase '' --command-fd 0 --edit-key "$2" >/dev/null 2>&1
+}
+
+# craft_key OPERATION ARGS...: tests/craft-key.py (see its usage)
+craft_key() {
+	python3 "$testkeys_crafter" "$@"
+}
+
+# testkey_ids NAME: the key IDs of NAME's primary key and subkeys, in
+# order, 16 lower-case hex digits each (from the packets themselves: gpg
+# would not list a subkey without a binding signature); makes the key
+# first if need be
+testkey_ids() {
+	local dir
+	dir=$(testkey "$1") || return 1
+	craft_key keyids "$dir/pub"
+}
+
+# first_fpr HOME: the fingerprint of the first key in HOME
+first_fpr() {
+	gpg_batch "$1" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }'
+}
+
+# testkey_craft NAME HOME DIR FPR: turn DIR/pub.new (and DIR/sec) as gpg
+# exported them into the certificate gpg will not make, for the keys that
+# need it (tests/craft-key.py).  A changed secret is written under umask
+# 077 and renamed over the old one.
+testkey_craft() {
+	local name=$1 home=$2 dir=$3 fpr=$4 donor
+	case "$name" in
+	unbound)
+		gpg_batch "$home" --quick-gen-key "modsign test unbound donor <donor@test>" \
+			rsa2048 sign never || return 1
+		donor=$(gpg_batch "$home" --with-colons --list-keys |
+			awk -F: -v p="$fpr" '/^fpr/ && $10 != p { print $10; exit }')
+		[ -n "$donor" ] || return 1
+		gpg_batch "$home" --export "$donor" >"$home/donor.pub" || return 1
+		(umask 077 && gpg_batch "$home" --export-secret-keys "$donor" >"$home/donor.sec" &&
+			craft_key unbound "$dir/pub.new" "$dir/sec" "$home/donor.pub" \
+				"$home/donor.sec" "$dir/pub.crafted" "$dir/sec.new") || return 1
+		chmod 0644 "$dir/pub.crafted" && mv "$dir/sec.new" "$dir/sec" || return 1
+		;;
+	nobacksig | critself | forgedrev)
+		craft_key "$name" "$dir/pub.new" "$dir/sec" "$dir/pub.crafted" || return 1
+		;;
+	eddsaself | badselfsig)
+		craft_key "$name" "$dir/pub.new" "$dir/pub.crafted" || return 1
+		;;
+	*) return 0 ;;
+	esac
+	mv "$dir/pub.crafted" "$dir/pub.new"
 }
 
 testkey() {
@@ -76,6 +165,20 @@ testkey() {
 		fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
 		gpg_batch "$home" --quick-add-key "$fpr" rsa2048 sign never
 		;;
+	rsa1024)
+		gpg_batch "$home" --quick-gen-key "modsign test rsa1024 <rsa1024@test>" rsa1024 sign never
+		;;
+	nobacksig)
+		gpg_batch "$home" --quick-gen-key "modsign test $name <$name@test>" rsa2048 cert,sign never
+		gpg_batch "$home" --quick-add-key "$(first_fpr "$home")" rsa2048 sign never
+		;;
+	sha1self)
+		gpg_batch "$home" --cert-digest-algo SHA1 \
+			--quick-gen-key "modsign test $name <$name@test>" rsa2048 sign never
+		;;
+	unbound | critself | eddsaself | badselfsig | forgedrev)
+		gpg_batch "$home" --quick-gen-key "modsign test $name <$name@test>" rsa2048 sign never
+		;;
 	*)
 		echo "testkey: unknown key $name" >&2
 		gpgconf --homedir "$home" --kill all
@@ -83,14 +186,22 @@ testkey() {
 		return 1
 		;;
 	esac
-	fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
+	fpr=$(first_fpr "$home")
 	echo "$fpr" >"$dir/fpr"
-	(umask 077 && gpg_batch "$home" --export-secret-keys >"$dir/sec")
+	(umask 077 && gpg_batch "$home" --export-secret-keys "$fpr" >"$dir/sec")
 	case "$name" in
 	revoked) revoke_key "$home" "$fpr" ;;
 	subrevoked) revoke_subkey "$home" "$fpr" ;;
 	esac
-	gpg_batch "$home" --export >"$dir/pub"
+	gpg_batch "$home" --export "$fpr" >"$dir/pub.new"
+	if ! testkey_craft "$name" "$home" "$dir" "$fpr"; then
+		echo "testkey: cannot make the $name certificate" >&2
+		gpgconf --homedir "$home" --kill all
+		rm -rf "$home" "$dir"
+		return 1
+	fi
+	# pub last: a key with both files is complete
+	mv "$dir/pub.new" "$dir/pub"
 	gpgconf --homedir "$home" --kill all
 	rm -rf "$home"
 	echo "$dir"

@@ -21,22 +21,63 @@ guest_loader() {
 	mv "$loader.tmp" "$loader"
 }
 
+# The test keys built into the guest kernels, after the main build's key:
+# a subkey, an expired key, two revoked ones, and those the trust rules
+# refuse in whole or in part, or whose forged revocation they ignore
+# (tests/testkeys.sh says what the kernel must do with each)
+guest_keys=(subkeyed expired revoked subrevoked rsa1024 unbound nobacksig critself
+	eddsaself badselfsig forgedrev sha1self)
+
 # guest_keyring: the main build's public key plus the built-in test keys
-# (two of them revoked, which the kernel must not load)
 guest_keyring() {
-	local ring="$guest_dir/keyring.pub" sub exp rev subrev
-	sub=$(testkey subkeyed)
-	exp=$(testkey expired)
-	rev=$(testkey revoked)
-	subrev=$(testkey subrevoked)
+	local ring="$guest_dir/keyring.pub" k pubs=()
+	for k in "${guest_keys[@]}"; do
+		pubs+=("$(testkey "$k")/pub")
+	done
 	mkdir -p "$guest_dir"
-	cat "$KDIR/modsign.pub" "$sub/pub" "$exp/pub" "$rev/pub" "$subrev/pub" >"$ring.tmp"
+	cat "$KDIR/modsign.pub" "${pubs[@]}" >"$ring.tmp"
 	if ! cmp -s "$ring.tmp" "$ring"; then
 		mv "$ring.tmp" "$ring"
 	else
 		rm -f "$ring.tmp"
 	fi
 	echo "$ring"
+}
+
+# pgp_verify_map MODE: the kernel's answer, in MODE (permissive or
+# enforce), to a module for each outcome of pgp-verify, one "OUTCOME
+# RESULT" line each, RESULT in the guest table's notation: OK:0 loads
+# untainted, OK:E loads and sets the unsigned-module taint, else the errno
+# of finit_module.  Kept here, in one place, for every test that compares
+# the kernel with pgp-verify (the guest table, the hostile modules).
+#   - ENODATA (unsigned) and ENOKEY (unknown-key) taint in permissive mode
+#     and are EKEYREJECTED when enforcing, as in 6.1;
+#   - OpenPGP ENOPKG (unsupported) is fatal in both modes (patch 0007);
+#   - unsupported-nonpgp, the caller's name for an "unsupported" outcome
+#     whose trailer is neither OpenPGP nor PKCS#7 (pgp-verify's detail says
+#     "X.509 key identifier" or "not PGP or PKCS#7"), goes down the PKCS#7
+#     path, which keeps 6.1's leniency;
+#   - pkcs7 is not in the map: pgp-verify does not verify PKCS#7.
+pgp_verify_map() {
+	local soft
+	case "$1" in
+	permissive) soft=OK:E ;;
+	enforce) soft=EKEYREJECTED ;;
+	*)
+		echo "pgp_verify_map: mode $1 is not permissive or enforce" >&2
+		return 1
+		;;
+	esac
+	cat <<EOF
+valid OK:0
+unsigned $soft
+unknown-key $soft
+bad-signature EKEYREJECTED
+expired-key EKEYEXPIRED
+unsupported ENOPKG
+unsupported-nonpgp $soft
+corrupt EBADMSG
+EOF
 }
 
 # guest_kernel NAME [KCONFIG-OPTION...]: build and print the bzImage path
@@ -46,6 +87,26 @@ guest_kernel() {
 	obj="$BUILD/test/kernel-$name"
 	ring=$(guest_keyring)
 	mkdir -p "$obj"
+	# A new object directory starts as a copy of the main build's (same
+	# source and config but for the keys, and MODULE_SIG_FORCE): make then
+	# rebuilds only what the differences touch, minutes instead of a whole
+	# kernel.  The copy leaves out the main build's secret keys (their
+	# modes say which); the guest build signs with them where they are.
+	# objtool's own build records absolute paths, so it is rebuilt here;
+	# its files then get the main build's objtool's time back, or every
+	# object, being older than the new objtool, would be rebuilt too.
+	if [ ! -e "$obj/.config.in" ] && [ -e "$KDIR/vmlinux" ]; then
+		rm -rf "$obj"
+		mkdir -p "$obj"
+		(cd "$KDIR" && find . -type f -perm -0400 ! -perm -0044 -print0) >"$obj.secrets"
+		cp -a "$KDIR/." "$obj/"
+		(cd "$obj" && xargs -0 -r rm -f <"$obj.secrets")
+		rm -f "$obj.secrets"
+		if [ -e "$KDIR/tools/objtool/objtool" ]; then
+			make -s -C "$KSRC" O="$obj" -j"${JOBS:-2}" tools/objtool >&2
+			find "$obj/tools" -exec touch -h -r "$KDIR/tools/objtool/objtool" {} +
+		fi
+	fi
 	cp "$KDIR/.config" "$obj/.config.new"
 	"$KSRC/scripts/config" --file "$obj/.config.new" \
 		--set-str MODULE_SIG_KEY "$KDIR/certs/signing_key.pem"

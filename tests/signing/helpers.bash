@@ -118,7 +118,7 @@ has_trailer() {
 # verify_outcome KEYRING FILE: the outcome pgp-verify gives.
 verify_outcome() {
 	local out
-	out=$("$VERIFY" --keyring "$1" "$2" 2>&1) || :
+	out=$("$VERIFY" --keyring "$1" "$2" 2>/dev/null) || :
 	out=${out#"$2": }
 	echo "${out%%:*}"
 }

@@ -1,8 +1,16 @@
 #!/bin/bash
 # pgp-verify gives each kind of module its own outcome and exit status
-# (FORMAT.md): valid, unsigned, unknown-key, bad-signature, expired-key,
-# unsupported, corrupt, pkcs7; and it accepts signatures made by gpg.
-# A key revoked in the keyring counts as unknown, as in the kernel.
+# (Documentation/admin-guide/module-signing.rst): valid, unsigned,
+# unknown-key, bad-signature, expired-key, unsupported, corrupt, pkcs7; and
+# it accepts signatures made by gpg.  It reads the keyring by the kernel's
+# trust rules (TRUST-RULES.md): a key the kernel would not load (revoked,
+# RSA-1024, no valid self-signature or binding, ...) is reported on stderr
+# in the kernel's words and what it signed is signed by an unknown key;
+# only SHA-256/384/512 are accepted.  --check-pubring refuses anything but
+# a public keyring.
+#
+# PGP_VERIFY=path runs the cases against another pgp-verify (an older one,
+# to see them fail).
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=helpers.bash
@@ -11,6 +19,24 @@
 . "$(dirname "$0")/../testkeys.sh"
 # shellcheck source=../signlib.sh
 . "$(dirname "$0")/../signlib.sh"
+
+VERIFY=${PGP_VERIFY:-$VERIFY}
+
+# verify_outcome KEYRING FILE: the outcome pgp-verify gives (stdout only:
+# stderr has the keys the keyring holds but the kernel would not load).
+verify_outcome() {
+	local out
+	out=$("$VERIFY" --keyring "$1" "$2" 2>/dev/null) || :
+	out=${out#"$2": }
+	echo "${out%%:*}"
+}
+
+# skip_reason KEYRING KEYID: why pgp-verify says the kernel would not load
+# the key KEYID (16 lower-case hex digits) of KEYRING; empty if it would.
+skip_reason() {
+	"$VERIFY" --keyring "$1" "$src" 2>&1 >/dev/null |
+		sed -n "s/^pgp-verify: .*: Skipped OpenPGP key $2: //p"
+}
 
 dir=$(scratch verifier)
 mkkey other rsa2048 sign never
@@ -253,6 +279,119 @@ for name in revoked subkey-revoked; do
 	check "$name: outcome" "unknown-key" "$(verify_outcome "$ring" "$dir/$name.ko")"
 	check "$name: exit status" "11" "$(verify_status "$ring" "$dir/$name.ko")"
 done
+
+# SHA-1 and SHA-224 module signatures: ENOPKG, whether the packet or only
+# the trailer's hash field names them.
+for h in sha1 sha224; do
+	"$resign" --hash "$h" "$dir/valid.ko" "$KEYS/main.sec" "$dir/hash-$h.ko"
+	check "$h module signature: outcome" unsupported \
+		"$(verify_outcome "$KEYS/main.pub" "$dir/hash-$h.ko")"
+	check "$h module signature: exit status" 14 \
+		"$(verify_status "$KEYS/main.pub" "$dir/hash-$h.ko")"
+done
+"$resign" --hash sha512 "$dir/valid.ko" "$KEYS/main.sec" "$dir/hash-sha512.ko"
+check "sha512 module signature (independent signer)" valid \
+	"$(verify_outcome "$KEYS/main.pub" "$dir/hash-sha512.ko")"
+sigmut "$dir/valid.ko" "$dir/trailer-sha1.ko" 'info[1] = 2'
+check "SHA-1 in the trailer's hash field only: outcome" unsupported \
+	"$(verify_outcome "$KEYS/main.pub" "$dir/trailer-sha1.ko")"
+
+# Keys the kernel does not load (tests/testkeys.sh): the reason, in the
+# words of its log, and what a module signed with the key comes to.
+# trust_case NAME INDEX REASON OUTCOME: key INDEX (0: primary, 1: first
+# subkey) of test key NAME signs a module (tests/resign-module.py, which
+# signs with any key); pgp-verify must give REASON ("" if the key is
+# loaded) and OUTCOME.
+trust_case() {
+	local name=$1 idx=$2 reason=$3 outcome=$4 kdir id ko
+	kdir=$(testkey "$name")
+	id=$(testkey_ids "$name" | sed -n "$((idx + 1))p")
+	ko=$dir/trust-$name-$idx.ko
+	if ! "$resign" --key "$id" "$src" "$kdir/sec" "$ko"; then
+		fail "$name key $idx: cannot sign a module with it"
+		return
+	fi
+	check "$name key $idx: skip reason" "$reason" "$(skip_reason "$kdir/pub" "$id")"
+	check "$name key $idx: module outcome" "$outcome" \
+		"$(verify_outcome "$kdir/pub" "$ko")"
+}
+
+while read -r name idx outcome reason; do
+	trust_case "$name" "$idx" "$reason" "$outcome"
+done <<'EOF_TRUST'
+rsa1024 0 unknown-key unsupported key
+unbound 0 valid
+unbound 1 unknown-key no valid binding signature
+nobacksig 0 valid
+nobacksig 1 unknown-key no valid primary-key binding
+critself 0 unknown-key self-signature cannot be checked
+eddsaself 0 unknown-key self-signature cannot be checked
+sha1self 0 unknown-key self-signature cannot be checked
+badselfsig 0 unknown-key no valid self-signature
+forgedrev 0 valid
+revoked 0 unknown-key revoked
+subrevoked 1 unknown-key revoked
+subkeyed 1 valid
+EOF_TRUST
+check "unknown-key detail names the reason" \
+	"key $(testkey_ids rsa1024 | tr a-f A-F) not loaded: unsupported key" \
+	"$("$VERIFY" --keyring "$(testkey rsa1024)/pub" "$dir/trust-rsa1024-0.ko" \
+		2>/dev/null | sed 's/^[^:]*: unknown-key: //')"
+
+# The same key twice: the second is not loaded, the first still verifies.
+cat "$KEYS/main.pub" "$KEYS/main.pub" >"$dir/twice.pub"
+check "key ID used twice: skip reason" "key ID already in use" \
+	"$(skip_reason "$dir/twice.pub" "$(keyid main | tr A-F a-f)")"
+check "key ID used twice: module outcome" valid \
+	"$(verify_outcome "$dir/twice.pub" "$dir/valid.ko")"
+
+# A subkey that never expires expires with its primary key.
+caphome=$(mktemp -d)
+gpg_homes+=("$caphome")
+gpg --homedir "$caphome" --batch --passphrase '' --quick-gen-key \
+	"Test capped <capped@modsign.test>" rsa2048 cert,sign 2d 2>/dev/null
+capfpr=$(gpg --homedir "$caphome" --batch --with-colons --list-keys |
+	awk -F: '$1 == "fpr" { print $10; exit }')
+gpg --homedir "$caphome" --batch --passphrase '' --quick-add-key "$capfpr" \
+	rsa2048 sign never 2>/dev/null
+gpg --homedir "$caphome" --batch --export >"$dir/capped.pub" 2>/dev/null
+gpg --homedir "$caphome" --batch --passphrase '' --pinentry-mode loopback \
+	--export-secret-keys >"$dir/capped.sec" 2>/dev/null
+gpgconf --homedir "$caphome" --kill all
+rm -rf "$caphome"
+capsub=$(python3 "$tests_dir/craft-key.py" keyids "$dir/capped.pub" | sed -n 2p)
+"$resign" --key "$capsub" "$src" "$dir/capped.sec" "$dir/capped.ko"
+check "subkey without expiry, now: valid" valid \
+	"$(verify_outcome "$dir/capped.pub" "$dir/capped.ko")"
+rc=0
+"$VERIFY" --keyring "$dir/capped.pub" --time $(($(date +%s) + 3 * 86400)) \
+	"$dir/capped.ko" >/dev/null 2>&1 || rc=$?
+check "subkey without expiry, after its primary expired: expired-key" 13 "$rc"
+
+# --check-pubring: what the build runs on MODPUBKEY before building it in.
+pubring_case() {
+	local name=$1 file=$2 status=$3 why=$4 rc=0 err
+	err=$("$VERIFY" --check-pubring "$file" 2>&1 >/dev/null) || rc=$?
+	check "--check-pubring $name: exit status" "$status" "$rc"
+	check "--check-pubring $name: message" "$why" "$err"
+}
+pubring_case "public export" "$KEYS/main.pub" 0 ""
+pubring_case "public keyring with subkeys" "$(testkey subkeyed)/pub" 0 ""
+pubring_case "secret export" "$KEYS/main.sec" 4 \
+	"pgp-verify: $KEYS/main.sec: holds a secret key packet: a public keyring must never hold secret keys"
+cat "$KEYS/main.pub" "$KEYS/main.sec" >"$dir/mixed.pub"
+pubring_case "public keyring with a secret key appended" "$dir/mixed.pub" 4 \
+	"pgp-verify: $dir/mixed.pub: holds a secret key packet: a public keyring must never hold secret keys"
+pubring_case "a module" "$dir/valid.ko" 4 \
+	"pgp-verify: $dir/valid.ko: not an OpenPGP keyring: corrupt packet at offset 0"
+gpg --homedir "$KEYS/main.home" --batch --armor --export >"$dir/armored.pub" 2>/dev/null
+pubring_case "armored keyring" "$dir/armored.pub" 4 \
+	"pgp-verify: $dir/armored.pub: not an OpenPGP keyring: ASCII-armored; convert it with 'gpg --dearmor'"
+: >"$dir/empty.pub"
+pubring_case "empty file" "$dir/empty.pub" 4 \
+	"pgp-verify: $dir/empty.pub: not an OpenPGP keyring: empty file"
+pubring_case "missing file" "$dir/nonexistent" 3 \
+	"pgp-verify: $dir/nonexistent: No such file or directory"
 
 # Several modules: one line each, the status of the first bad one.
 rc=0
