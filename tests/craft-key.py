@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Make OpenPGP certificates that gpg will not make, from keys gpg made,
-for the tests of the kernel's trust rules (/work/dev/TRUST-RULES.md,
+for the tests of the kernel's trust rules (Documentation/admin-guide/module-signing.rst,
 tests/testkeys.sh).  Signatures are RSA PKCS#1 v1.5 computed here with
 Python integers from the unprotected secret key export (no OpenSSL, no
 gpg), so a self-signature can be changed and still verify.

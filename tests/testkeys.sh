@@ -14,7 +14,7 @@
 #             revokes (sec again from before the revocation)
 #
 # Keys the kernel must refuse, or whose forged parts it must ignore, under
-# the trust rules (TRUST-RULES.md of issue 13).  The certificates gpg will
+# the trust rules (Documentation/admin-guide/module-signing.rst).  The certificates gpg will
 # not make are made from gpg's by tests/craft-key.py, which signs with
 # Python integers; sec can sign modules with tests/resign-module.py
 # (--key HEX picks a subkey).  After each: what the kernel must do with it,

@@ -3,7 +3,7 @@
 # (Documentation/admin-guide/module-signing.rst): valid, unsigned,
 # unknown-key, bad-signature, expired-key, unsupported, corrupt, pkcs7; and
 # it accepts signatures made by gpg.  It reads the keyring by the kernel's
-# trust rules (TRUST-RULES.md): a key the kernel would not load (revoked,
+# trust rules (Documentation/admin-guide/module-signing.rst): a key the kernel would not load (revoked,
 # RSA-1024, no valid self-signature or binding, ...) is reported on stderr
 # in the kernel's words and what it signed is signed by an unknown key;
 # only SHA-256/384/512 are accepted.  --check-pubring refuses anything but
