@@ -42,6 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	FUZZ_CHECK(ring.nblocks > 0, "keyring accepted without a key");
+	/* As pgp-verify does: only keys the kernel would load count. */
+	pgp_apply_trust(&ring, NULL, NULL);
 
 	memset(detail, 'X', sizeof(detail));
 	v = verify_module(&ring, data + klen, size - klen, FUZZ_NOW, detail,

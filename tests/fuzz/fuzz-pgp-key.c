@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the kernel's OpenPGP key parsing, compiled from the
- * kernel tree unchanged (pgp_library.c, pgp_key_payload.c, lib/crypto/sha1.c)
- * against the userspace shim in shim/.
+ * kernel tree unchanged (pgp_library.c, pgp_key_payload.c,
+ * pgp_signature.c, lib/crypto/sha1.c) against the userspace shim in shim/.
  *
  * Each input is handed to the two entry points that see untrusted key
  * bytes in the kernel: pgp_parse_key_payload() (add_key(2) of an
  * "asymmetric" key, i.e. any user with a keyring) followed by what
  * pgp_key_preparse() does with the result, and pgp_split_keyring() (the
  * built-in keyring at boot) with the payload reassembly of pgp_preload.c.
+ *
+ * The kernel verifies the signatures on keys with its crypto API; here
+ * OpenSSL does the RSA step, on the very pieces of data the kernel's
+ * pgp_key_sig_data() says a key signature covers, so that real keys are
+ * accepted and the fuzzer reaches every decision after verification.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <openssl/bn.h>
+#include <openssl/evp.h>
+#include <openssl/rsa.h>
 #include "pgp_parser.h"
 #include "fuzz-common.h"
 
@@ -21,6 +29,70 @@
 static size_t der_tlv_len(size_t len)
 {
 	return 1 + (len < 0x80 ? 1 : len < 0x100 ? 2 : 3) + len;
+}
+
+static int digest_key_sig(const struct pgp_sig_params *sig,
+			  const struct pgp_key_data *primary,
+			  const struct pgp_packet *uid,
+			  const struct pgp_key_data *subkey,
+			  const EVP_MD *md, u8 *digest, unsigned int *dlen)
+{
+	struct pgp_key_sig_data sd;
+	u8 trailer[PGP_SIG_TRAILER_SIZE];
+	unsigned int i, n;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	int ok;
+
+	n = pgp_key_sig_data(primary, uid, subkey, &sd);
+	pgp_sig_trailer(sig, trailer);
+	ok = ctx && EVP_DigestInit_ex(ctx, md, NULL);
+	for (i = 0; ok && i < n; i++)
+		ok = EVP_DigestUpdate(ctx, sd.chunks[i].data, sd.chunks[i].len);
+	ok = ok && EVP_DigestUpdate(ctx, sig->hashed, sig->hashed_len) &&
+	     EVP_DigestUpdate(ctx, trailer, sizeof(trailer)) &&
+	     EVP_DigestFinal_ex(ctx, digest, dlen);
+	EVP_MD_CTX_free(ctx);
+	return ok ? 0 : -ENOMEM;
+}
+
+/* pgp_verify_key_sig() with OpenSSL's RSA instead of the kernel's */
+static int verify_key_sig(const struct pgp_key_data *signer,
+			  const struct pgp_sig_params *sig,
+			  const struct pgp_key_data *primary,
+			  const struct pgp_packet *uid,
+			  const struct pgp_key_data *subkey)
+{
+	const struct pgp_hash_algo_info *hash;
+	u8 digest[EVP_MAX_MD_SIZE], s[512];
+	unsigned int dlen;
+	const EVP_MD *md;
+	RSA *rsa;
+	int ret;
+
+	hash = pgp_hash_algo_info(sig->hash_algo);
+	md = hash ? EVP_get_digestbyname(hash->name) : NULL;
+	if (!md)
+		return -ENOPKG;
+	ret = digest_key_sig(sig, primary, uid, subkey, md, digest, &dlen);
+	if (ret)
+		return ret;
+	if (pgp_sig_check_digest(sig, digest))
+		return -EKEYREJECTED;
+	if (!sig->rsa_s || sig->rsa_s_len > signer->rsa_n_len ||
+	    signer->rsa_n_len > sizeof(s))
+		return -EKEYREJECTED;
+	memset(s, 0, signer->rsa_n_len - sig->rsa_s_len);
+	memcpy(s + signer->rsa_n_len - sig->rsa_s_len, sig->rsa_s,
+	       sig->rsa_s_len);
+
+	rsa = RSA_new();
+	FUZZ_CHECK(rsa, "out of memory");
+	RSA_set0_key(rsa, BN_bin2bn(signer->rsa_n, signer->rsa_n_len, NULL),
+		     BN_bin2bn(signer->rsa_e, signer->rsa_e_len, NULL), NULL);
+	ret = RSA_verify(EVP_MD_type(md), digest, dlen, s, signer->rsa_n_len,
+			 rsa) == 1 ? 0 : -EKEYREJECTED;
+	RSA_free(rsa);
+	return ret;
 }
 
 /* What pgp_key_preparse() does with a payload, minus the key subsystem. */
@@ -32,39 +104,37 @@ static int preparse(const u8 *data, size_t len, u8 key_id[PGP_KEY_ID_SIZE])
 	u8 *der;
 	int ret;
 
-	ret = pgp_parse_key_payload(data, len, &p);
+	ret = pgp_parse_key_payload(data, len, &p, verify_key_sig);
 	FUZZ_CHECK(ret == 0 || ret == -EBADMSG || ret == -ENOPKG ||
-		   ret == -EKEYREJECTED,
+		   ret == -EKEYREJECTED || ret == -EKEYREVOKED,
 		   "pgp_parse_key_payload returned %d", ret);
+	FUZZ_CHECK(ret == 0 || ret == -EBADMSG || p.reason,
+		   "refused a key (%d) without saying why", ret);
 	if (ret < 0)
 		return ret;
 	memcpy(key_id, p.key.key_id, PGP_KEY_ID_SIZE);
 
 	/* Accepted: the documented guarantees must hold. */
 	FUZZ_CHECK(p.key.version == 4, "accepted key version %u", p.key.version);
-	FUZZ_CHECK(p.key.rsa_n_bits >= PGP_RSA_MIN_BITS &&
-		   p.key.rsa_n_bits <= PGP_RSA_MAX_BITS,
-		   "accepted %u-bit RSA key", p.key.rsa_n_bits);
+	FUZZ_CHECK(p.key.rsa_n_len == 256 || p.key.rsa_n_len == 384 ||
+		   p.key.rsa_n_len == 512,
+		   "accepted a %zu-octet RSA modulus", p.key.rsa_n_len);
 	FUZZ_CHECK(p.key.rsa_n_len == (p.key.rsa_n_bits + 7) / 8,
 		   "modulus length %zu for %u bits", p.key.rsa_n_len,
 		   p.key.rsa_n_bits);
 	FUZZ_CHECK(fuzz_within(data, len, p.key.rsa_n, p.key.rsa_n_len),
 		   "modulus outside the payload");
-	FUZZ_CHECK(p.key.rsa_e_len >= 1 &&
+	FUZZ_CHECK(p.key.rsa_e_len >= 1 && p.key.rsa_e_len < p.key.rsa_n_len &&
+		   (p.key.rsa_e[p.key.rsa_e_len - 1] & 1) &&
+		   (p.key.rsa_e_len > 1 || p.key.rsa_e[0] >= 3) &&
 		   fuzz_within(data, len, p.key.rsa_e, p.key.rsa_e_len),
-		   "exponent outside the payload");
+		   "accepted a bad exponent");
 	FUZZ_CHECK(p.key.rsa_n[0] != 0 && p.key.rsa_e[0] != 0,
 		   "MPI with a leading zero octet");
 	FUZZ_CHECK(!p.uid || fuzz_within(data, len, p.uid, p.uid_len),
 		   "user ID outside the payload");
-	if (p.has_sig) {
-		FUZZ_CHECK(fuzz_within(data, len, p.sig.hashed,
-				       p.sig.hashed_len),
-			   "hashed area outside the payload");
-		FUZZ_CHECK(!p.sig.rsa_s ||
-			   fuzz_within(data, len, p.sig.rsa_s, p.sig.rsa_s_len),
-			   "signature MPI outside the payload");
-	}
+	FUZZ_CHECK(p.is_subkey || !memcmp(&p.key, &p.primary, sizeof(p.key)),
+		   "primary key payload for another key");
 
 	ret = pgp_rsa_key_to_der(&p.key, &der, &derlen);
 	FUZZ_CHECK(ret == 0, "pgp_rsa_key_to_der refused an accepted key: %d",
@@ -102,52 +172,26 @@ struct split_ctx {
 	char ids[8][2 * PGP_KEY_ID_SIZE + 1];
 };
 
-static void check_piece(const struct split_ctx *ctx,
-			const struct pgp_packet *pkt, const char *what)
-{
-	FUZZ_CHECK(fuzz_within(ctx->data, ctx->len, pkt->hdr, pkt->len),
-		   "%s packet outside the keyring", what);
-	FUZZ_CHECK(pkt->data >= pkt->hdr &&
-		   pkt->data + pkt->datalen == pkt->hdr + pkt->len,
-		   "%s packet body not at the end of the packet", what);
-}
-
 /* pgp_preload_key(): concatenate the pieces and add them as one key. */
-static int split_one(void *_ctx, const struct pgp_packet *key,
-		     const struct pgp_packet *uid,
-		     const struct pgp_packet *sig)
+static int split_one(void *_ctx, const u8 *primary, size_t primary_len,
+		     const u8 *subkey, size_t subkey_len)
 {
 	struct split_ctx *ctx = _ctx;
-	size_t len;
-	u8 *payload, *p, id[PGP_KEY_ID_SIZE];
+	u8 *payload, id[PGP_KEY_ID_SIZE];
+	size_t len = primary_len + subkey_len;
 
-	check_piece(ctx, key, "key");
-	FUZZ_CHECK(key->tag == PGP_PKT_PUBLIC_KEY ||
-		   key->tag == PGP_PKT_PUBLIC_SUBKEY,
-		   "key piece is a tag %u packet", key->tag);
-	if (uid) {
-		check_piece(ctx, uid, "user ID");
-		FUZZ_CHECK(uid->tag == PGP_PKT_USER_ID,
-			   "user ID piece is a tag %u packet", uid->tag);
-	}
-	if (sig) {
-		check_piece(ctx, sig, "signature");
-		FUZZ_CHECK(sig->tag == PGP_PKT_SIGNATURE,
-			   "signature piece is a tag %u packet", sig->tag);
-	}
+	FUZZ_CHECK(primary_len && fuzz_within(ctx->data, ctx->len, primary,
+					      primary_len),
+		   "primary key section outside the keyring");
+	FUZZ_CHECK(!subkey || (subkey_len && fuzz_within(ctx->data, ctx->len,
+							 subkey, subkey_len)),
+		   "subkey section outside the keyring");
 	ctx->keys++;
 
-	len = key->len + (uid ? uid->len : 0) + (sig ? sig->len : 0);
 	payload = kmalloc(len, GFP_KERNEL);
-	p = payload;
-	memcpy(p, key->hdr, key->len);
-	p += key->len;
-	if (uid) {
-		memcpy(p, uid->hdr, uid->len);
-		p += uid->len;
-	}
-	if (sig)
-		memcpy(p, sig->hdr, sig->len);
+	memcpy(payload, primary, primary_len);
+	if (subkey)
+		memcpy(payload + primary_len, subkey, subkey_len);
 	if (preparse(payload, len, id) == 0) {
 		if (ctx->accepted < ARRAY_SIZE(ctx->ids))
 			fuzz_hex(ctx->ids[ctx->accepted], id, sizeof(id));

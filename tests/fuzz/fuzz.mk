@@ -2,9 +2,10 @@
 # included by the top-level Makefile.
 #
 #   make fuzz [FUZZ_TIME=seconds]   build, seed, replay the regression
-#                                   inputs, then fuzz the three targets for
+#                                   inputs, then fuzz the targets for
 #                                   FUZZ_TIME seconds in all (default 300),
-#                                   printing executions and coverage each;
+#                                   printing executions and coverage each
+#                                   (pgp-key, pgp-sig, modsig, elf-name);
 #                                   every crash input found is copied to
 #                                   tests/fuzz/regressions/<target>/, which
 #                                   the tests replay from then on
@@ -18,8 +19,12 @@ MODSIGN_SRC ?= $(KSRC)/scripts/modsign
 # Only the project's own tree is prepared first: a tree given on the
 # command line is fuzzed as it is.
 FUZZ_DEPS   ?= $(if $(filter $(BUILD)/src/linux,$(KSRC)),tree)
-fuzz-env     = KSRC=$(KSRC) MODSIGN_SRC=$(MODSIGN_SRC) FUZZ_OUT=$(FUZZ_OUT) BUILD=$(BUILD)
-fuzz-targets = 3
+# The elf-name target needs the kernel's unverified-name reader; fuzz.sh
+# build stops with "elf-name harness: source ... missing" without it.
+FUZZ_ELFNAME_SRC ?= $(KSRC)/kernel/module/unverified_name.c
+fuzz-env     = KSRC=$(KSRC) MODSIGN_SRC=$(MODSIGN_SRC) FUZZ_OUT=$(FUZZ_OUT) BUILD=$(BUILD) \
+	       KDIR=$(KOBJ) FUZZ_ELFNAME_SRC=$(FUZZ_ELFNAME_SRC)
+fuzz-targets = 4
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_DEPS)

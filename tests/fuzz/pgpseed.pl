@@ -9,7 +9,9 @@
 #                                     (octets of length; 1 falls back to 2
 #                                     and 2 to 5 where the length needs it)
 #   pgpseed.pl payloads IN PREFIX     the key payloads pgp_split_keyring()
-#                                     would make: PREFIX-N.pgp
+#                                     would make of a one-key keyring:
+#                                     PREFIX-0.pgp the primary's, PREFIX-N.pgp
+#                                     the Nth subkey's
 #   pgpseed.pl module KEYRING BODY SIG SIGNER OUT
 #                                     an input of the modsig target: be16
 #                                     keyring length, keyring, then BODY
@@ -137,31 +139,26 @@ if ($cmd eq 'newfmt') {
 	my ($in, $out, $form) = @ARGV;
 	spew($out, join('', map { newhdr($_->[0], length($_->[1]), $form) . $_->[1] } packets(slurp($in))));
 } elsif ($cmd eq 'payloads') {
+	# As pgp_split_keyring() cuts them: the primary key section (the
+	# primary key up to its first subkey), then for each subkey that
+	# section followed by the subkey's own.
 	my ($in, $prefix) = @ARGV;
-	my (@out, $cur, $uid, $where);
+	my ($primary, @subkeys) = ('');
 	for my $p (packets(slurp($in))) {
 		my ($tag, $b) = @$p;
 		my $pkt = oldhdr($tag, length($b)) . $b;
-		if ($tag == 6 || $tag == 14) {
-			$cur = [$pkt, $tag == 6 ? undef : $uid, undef];
-			$uid = undef if $tag == 6;
-			push @out, $cur;
-			$where = $tag == 6 ? 'key' : 'sub';
-		} elsif ($tag == 13 && defined $cur && !defined $uid) {
-			$uid = $pkt;
-			$out[-1][1] = $pkt if $where eq 'key';
-			$where = 'uid';
-		} elsif ($tag == 2 && defined $cur && !defined $cur->[2] && $where ne 'key') {
-			$cur->[2] = $pkt;
+		die "$in: more than one primary key\n" if $tag == 6 && length($primary);
+		if ($tag == 14) {
+			push @subkeys, $pkt;
+		} elsif (@subkeys) {
+			$subkeys[-1] .= $pkt;
+		} else {
+			$primary .= $pkt;
 		}
 	}
 	my $n = 0;
-	for my $k (@out) {
-		# A subkey's payload has no user ID (pgp_split_keyring passes the
-		# primary's, so keep both shapes).
-		spew(sprintf('%s-%d.pgp', $prefix, $n++), join('', grep { defined } @$k));
-		spew(sprintf('%s-%d.pgp', $prefix, $n++), $k->[0] . ($k->[2] // ''));
-	}
+	spew(sprintf('%s-%d.pgp', $prefix, $n++), $primary);
+	spew(sprintf('%s-%d.pgp', $prefix, $n++), $primary . $_) for @subkeys;
 } elsif ($cmd eq 'module') {
 	my ($ring, $body, $sig, $signer, $out) = @ARGV;
 	my $r = slurp($ring);

@@ -1,8 +1,11 @@
 #!/bin/bash
 # A short fuzzing run as part of the tests: the kernel's OpenPGP key and
-# signature parsers (compiled unchanged from KSRC against shim/) and the
-# userspace verifier, under ASan and UBSan.
+# signature parsers and its reader of an unverified module's name
+# (compiled unchanged from KSRC against shim/) and the userspace verifier,
+# under ASan and UBSan.
 #
+#   - the name reader's source is there (FUZZ_ELFNAME_SRC; a FAIL, never
+#     a silent skip, when it is not)
 #   - the targets build from the tree as it is
 #   - every gpg-made seed gives exactly the result gpg's view predicts
 #     (key IDs, issuers, hash algorithms, verifier outcomes)
@@ -20,11 +23,23 @@ here=$(dirname "$(realpath "$0")")
 export KSRC
 export MODSIGN_SRC=${MODSIGN_SRC:-$KSRC/scripts/modsign}
 export FUZZ_OUT="$BUILD/fuzz"
+export KDIR
 # The same search on every run: a failure here can be reproduced.
 export FUZZ_SEED=${FUZZ_SEED:-1}
 secs=${FUZZ_TEST_TIME:-40}
 fuzz="$here/fuzz.sh"
 work=$(scratch fuzz)
+targets=(pgp-key pgp-sig modsig elf-name)
+
+elfsrc=$("$fuzz" elf-name-source)
+if [ -f "$elfsrc" ]; then
+	pass "fuzz: elf-name harness: source $elfsrc is there"
+else
+	fail "fuzz: elf-name harness: source $elfsrc missing" \
+		"the elf-name target is not built, seeded or run (set FUZZ_ELFNAME_SRC)"
+	targets=(pgp-key pgp-sig modsig)
+fi
+export FUZZ_TARGETS="${targets[*]}"
 
 if "$fuzz" build >"$work/build.log" 2>&1; then
 	pass "fuzz: targets build from $KSRC"
@@ -47,7 +62,7 @@ else
 	fail "fuzz: regression inputs run clean" "$(grep FAILED "$work/replay.log" | tr '\n' '|')"
 fi
 
-for t in pgp-key pgp-sig modsig; do
+for t in "${targets[@]}"; do
 	if "$fuzz" run "$secs" "$t" >"$work/run-$t.log" 2>&1; then
 		pass "$(head -n 1 "$work/run-$t.log")"
 	else
@@ -74,6 +89,7 @@ if cmp -s "$lib" "$KSRC/crypto/asymmetric_keys/pgp_library.c"; then
 else
 	mkdir -p "$work/plant-out"
 	cp -r "$FUZZ_OUT/seeds" "$work/plant-out/"
+	export FUZZ_TARGETS=pgp-key
 	if ! KSRC="$plant" FUZZ_OUT="$work/plant-out" "$fuzz" build >"$work/plant-build.log" 2>&1; then
 		fail "fuzz: a planted off-by-one is found" "the planted copy does not build"
 	elif KSRC="$plant" FUZZ_OUT="$work/plant-out" FUZZ_SAVE_CRASHES=1 \

@@ -10,7 +10,15 @@
  * A module that loads is removed again (delete_module) so that the next
  * one, which has the same name, can load too; a failed removal is
  * printed as "RMMOD-FAILED <id> <errno name>".  The list has lines
- * "<id> <path>"; argv[2] is the module name to remove.
+ * "<id> <path>"; argv[2] is the module name to remove.  A mutant that
+ * loads under another name (its .modinfo or this_module changed) is
+ * found in /proc/modules and removed too.
+ *
+ * Before each load the id is written to argv[3], so that when a load
+ * kills this process (an oops), the guest script can say which mutant
+ * did it and go on with the next.  A load that does not return within
+ * 20 seconds (one that waits for a module an oops left half-loaded)
+ * ends this process with SIGALRM, which the guest script reports too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +51,46 @@ static const char *errname(int err, char *buf, size_t len)
 	return buf;
 }
 
+/* Remove every module in /proc/modules; 0 if none is left. */
+static int remove_all(void)
+{
+	char line[256], name[64];
+	int left = 0, tries;
+
+	for (tries = 0; tries < 3; tries++) {
+		FILE *f = fopen("/proc/modules", "r");
+
+		if (!f)
+			return -1;
+		left = 0;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%63s", name) != 1)
+				continue;
+			left++;
+			if (!syscall(SYS_delete_module, name, O_NONBLOCK))
+				left--;
+		}
+		fclose(f);
+		if (!left)
+			break;
+	}
+	return left;
+}
+
+static void progress(const char *file, unsigned long id)
+{
+	char buf[32];
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(buf, sizeof(buf), "%lu\n", id);
+	if (write(fd, buf, n) != n)
+		perror(file);
+	close(fd);
+}
+
 static int tainted(void)
 {
 	char buf[32] = "";
@@ -66,8 +114,8 @@ int main(int argc, char **argv)
 	FILE *list;
 	int fd, err;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s LIST MODNAME\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s LIST MODNAME [PROGRESS-FILE]\n", argv[0]);
 		return 2;
 	}
 	list = fopen(argv[1], "r");
@@ -80,20 +128,27 @@ int main(int argc, char **argv)
 	while (fgets(line, sizeof(line), list)) {
 		if (sscanf(line, "%lu %479s", &id, path) != 2)
 			continue;
+		if (argc == 4)
+			progress(argv[3], id);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			printf("M %lu OPEN-%s %d\n", id, errname(errno, ebuf, sizeof(ebuf)), tainted());
 			continue;
 		}
+		alarm(20);
 		err = syscall(SYS_finit_module, fd, "", 0) ? errno : 0;
+		alarm(0);
 		close(fd);
 		n++;
 		if (!err) {
 			ok++;
 			printf("M %lu OK %d\n", id, tainted());
-			if (syscall(SYS_delete_module, argv[2], O_NONBLOCK))
-				printf("RMMOD-FAILED %lu %s\n", id,
-				       errname(errno, ebuf, sizeof(ebuf)));
+			if (syscall(SYS_delete_module, argv[2], O_NONBLOCK)) {
+				err = errno;
+				if (remove_all())
+					printf("RMMOD-FAILED %lu %s\n", id,
+					       errname(err, ebuf, sizeof(ebuf)));
+			}
 		} else {
 			refused++;
 			printf("M %lu %s %d\n", id, errname(err, ebuf, sizeof(ebuf)), tainted());

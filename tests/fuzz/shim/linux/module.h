@@ -5,6 +5,9 @@
 
 #include <linux/export.h>
 
+/* As include/linux/moduleparam.h has it */
+#define MODULE_NAME_LEN (64 - sizeof(unsigned long))
+
 #define MODULE_LICENSE(x)
 #define MODULE_DESCRIPTION(x)
 #define MODULE_AUTHOR(x)
