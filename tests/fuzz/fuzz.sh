@@ -358,11 +358,11 @@ expectations() {
 	echo "modsig other-ring.in unknown-key"
 	echo "modsig revoked-ring.in unknown-key"
 	echo "modsig subrevoked-ring.in unknown-key"
-	# The keyring split skips a revoked key with its subkeys, and a revoked
-	# subkey alone.
+	# A valid revocation refuses a key with its subkeys (EKEYREVOKED), a
+	# subkey revocation that subkey alone; the split hands every key on.
 	mapfile -t ids < <(key_ids subrevoked@fuzz)
-	echo "pgp-key ring-revoked*.pgp payload=-74 id=- split=0 keys=0 accepted=0 ids="
-	echo "pgp-key ring-subrevoked*.pgp payload=-74 id=- split=0 keys=1 accepted=1 ids=${ids[0]}"
+	echo "pgp-key ring-revoked*.pgp payload=-128 id=- split=0 keys=1 accepted=0 ids="
+	echo "pgp-key ring-subrevoked*.pgp payload=-128 id=- split=0 keys=2 accepted=1 ids=${ids[0]}"
 	echo "modsig unsigned.in unsigned"
 }
 
