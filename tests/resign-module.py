@@ -21,7 +21,7 @@ other OpenPGP implementations can be tried:
 usage: resign-module.py [OPTIONS] MODULE SECRET-KEY OUT
 
 MODULE is a module, signed or not: a signature it carries is dropped, and
-the module is signed as pgp-sign does it (FORMAT.md), signer name the first
+the module is signed as pgp-sign does it (module-signing.rst, "Signature format"), signer name the first
 user ID of SECRET-KEY (at most 255 octets), key ID that of the signing key.
 With the defaults and pgp-sign's creation time, OUT is pgp-sign's output
 byte for byte.  SECRET-KEY is an unprotected secret key export.  The

@@ -15,9 +15,9 @@
 #   pgpseed.pl module KEYRING BODY SIG SIGNER OUT
 #                                     an input of the modsig target: be16
 #                                     keyring length, keyring, then BODY
-#                                     signed per FORMAT.md with SIG
+#                                     signed per module-signing.rst with SIG
 #   pgpseed.pl trailer BODY SIG SIGNER OUT
-#                                     BODY with the FORMAT.md trailer only
+#                                     BODY with the trailer of module-signing.rst only
 use strict;
 use warnings;
 

@@ -5,7 +5,7 @@
 # mutate.pl --unsigned BODY.ko OUTDIR COUNT SEED FIRST-ID
 #
 # Make COUNT (at least the systematic set, about 700) mutants of one validly
-# signed module (FORMAT.md layout) in OUTDIR/NNNN.ko, and OUTDIR/manifest
+# signed module (module-signing.rst layout) in OUTDIR/NNNN.ko, and OUTDIR/manifest
 # with one line per mutant:
 #
 #	ID CLASS DESCRIPTION

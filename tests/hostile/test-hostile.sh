@@ -20,7 +20,7 @@
 #   - every signed mutant that changed only unsigned bytes loads if and
 #     only if pgp-verify calls it valid
 #   - for every signed mutant the kernel's errno is the one pgp-verify's
-#     outcome stands for under enforce (FORMAT.md; ENOKEY/ENOPKG/ENODATA
+#     outcome stands for under enforce (module-signing.rst; ENOKEY/ENOPKG/ENODATA
 #     become EKEYREJECTED when enforcing; pkcs7 only needs refusing)
 #   - every unsigned mutant is refused with EKEYREJECTED
 #   - the taint mask stays 0 throughout

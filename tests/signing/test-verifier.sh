@@ -76,7 +76,7 @@ d[$info - sl - 1] ^= 1"
 # PYTHON may change b (the packet body), info (struct module_signature)
 # and hdr (None: a new-format header for the new body; else these bytes);
 # sig_len follows the packet.  Body offsets of the packets pgp-sign makes
-# (FORMAT.md): 0 version, 4 hashed area length, 6 creation time subpacket,
+# (module-signing.rst, "Signature format"): 0 version, 4 hashed area length, 6 creation time subpacket,
 # 12 issuer fingerprint subpacket, 35 unhashed area length, 37 issuer key
 # ID subpacket (38 its type, 39 the key ID), 47 quick check, 49 the MPI.
 sigmut() {
@@ -190,7 +190,7 @@ check "gpg wrote an old-format signature packet" 89 "$(head -c1 "$dir/gpg.sig" |
 # Python integers, no OpenSSL or gpg), with what pgp-sign never writes:
 # an issuer named by key ID only, a signature expiration time.
 resign="$(dirname "$0")/../resign-module.py"
-# pgp-sign's creation time: packet body offset 8 (FORMAT.md), after a
+# pgp-sign's creation time: packet body offset 8 (module-signing.rst, "Signature format"), after a
 # new-format header of 2 or 3 octets
 created=$(perl "$EXTRACT" -s "$dir/valid.ko" 2>/dev/null | python3 -c "
 import sys

@@ -2,7 +2,7 @@
 /*
  * gpgframe: sign one module the way a script would with gpg, one gpg
  * run per module: "gpg --detach-sign" of the body, then the signature
- * framed as FORMAT.md says (body, signer name, key id, the packet gpg
+ * framed as module-signing.rst says (body, signer name, key id, the packet gpg
  * made, struct module_signature, magic) into OUT.
  *
  *	gpgframe HOMEDIR KEY SIGNER KEYID-HEX BODY OUT
