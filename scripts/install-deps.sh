@@ -13,7 +13,10 @@ test_pkgs=(
 	qemu-system-x86 busybox-static mmdebstrap rpm debugedit debhelper
 	fakeroot lintian clang-14 libclang-rt-14-dev shellcheck gnuplot-nox
 	devscripts openssl python3
+	gawk
 )
+# gawk: the kernel's check of a blacklist hash list (the blacklist test's
+# guest kernel) is gawk-only.
 # make bench boots the guest as the tests do, and counts instructions.
 bench_pkgs=(valgrind)
 

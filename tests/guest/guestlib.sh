@@ -80,7 +80,8 @@ corrupt EBADMSG
 EOF
 }
 
-# guest_kernel NAME [KCONFIG-OPTION...]: build and print the bzImage path
+# guest_kernel NAME [KCONFIG-OPTION | KCONFIG-OPTION=STRING...]: build and
+# print the bzImage path
 guest_kernel() {
 	local name=$1 obj ring opt
 	shift
@@ -111,15 +112,21 @@ guest_kernel() {
 	"$KSRC/scripts/config" --file "$obj/.config.new" \
 		--set-str MODULE_SIG_KEY "$KDIR/certs/signing_key.pem"
 	for opt in "$@"; do
-		"$KSRC/scripts/config" --file "$obj/.config.new" --enable "$opt"
+		case "$opt" in
+		*=*) "$KSRC/scripts/config" --file "$obj/.config.new" \
+			--set-str "${opt%%=*}" "${opt#*=}" ;;
+		*) "$KSRC/scripts/config" --file "$obj/.config.new" --enable "$opt" ;;
+		esac
 	done
 	if ! cmp -s "$obj/.config.new" "$obj/.config.in"; then
-		cp "$obj/.config.new" "$obj/.config.in"
 		cp "$obj/.config.new" "$obj/.config"
-		make -s -C "$KSRC" O="$obj" olddefconfig >&2
+		make -s -C "$KSRC" O="$obj" olddefconfig >&2 || return 1
+		cp "$obj/.config.new" "$obj/.config.in"
 	fi
+	# Called as $(guest_kernel ...), where set -e does not reach: a
+	# failed build must not hand back the bzImage copied from KDIR.
 	make -s -C "$KSRC" O="$obj" -j"${JOBS:-2}" MODPUBKEY="$ring" \
-		MODSECKEY="$KDIR/modsign.sec" bzImage >&2
+		MODSECKEY="$KDIR/modsign.sec" bzImage >&2 || return 1
 	echo "$obj/arch/x86/boot/bzImage"
 }
 
