@@ -60,8 +60,14 @@ def mpi(b, i):
     return i + 2 + n
 
 
+# The longest curve OID RFC 9580 names (Curve25519 for ECDH) has 10
+# octets; a longer "OID" is unrelated bytes (vmlinux has tables that
+# otherwise pass for an ECDSA key packet).
+MAX_CURVE_OID = 10
+
+
 def oid(b, i):
-    if i >= len(b) or b[i] in (0, 0xFF) or i + 1 + b[i] > len(b):
+    if i >= len(b) or not 1 <= b[i] <= MAX_CURVE_OID or i + 1 + b[i] > len(b):
         return None
     return i + 1 + b[i]
 
