@@ -323,7 +323,8 @@ verify="$KDIR/scripts/modsign/pgp-verify"
 pgp_verify_map permissive >"$work/map.permissive"
 pgp_verify_map enforce >"$work/map.enforce"
 while read -r name _; do
-	v=$("$verify" --keyring "$ring" "$mods/$name.ko" 2>&1 || true)
+	# stdout: the outcome; stderr: notes on the keys the kernel would skip
+	v=$("$verify" --keyring "$ring" "$mods/$name.ko" 2>/dev/null || true)
 	v=${v#"$mods/$name.ko: "}
 	v=${v%%:*}
 	if [ "$v" = pkcs7 ]; then
