@@ -465,7 +465,7 @@ run() {
 		execs=$(awk '/^stat::number_of_executed_units:/ {print $2}' "$log")
 		# The last status line has the final coverage: "cov: N ft: N corp: N/..."
 		# (A crash among the seeds leaves no status line: no stats then.)
-		stats=$({ grep -E '^#[0-9]+' "$log" || true; } | tail -n 1 |
+		stats=$(awk '/^#[0-9]+/ { last = $0 } END { print last }' "$log" |
 			sed -nE 's/.*cov: ([0-9]+) ft: ([0-9]+) corp: ([0-9]+).*exec\/s: ([0-9]+).*/cov \1, ft \2, corpus \3, \4 exec\/s/p')
 		crashes=$(find "$FUZZ_OUT/crashes/$t" -type f | wc -l)
 		echo "fuzz: $t: ${execs:-?} executions in ${secs}s, ${stats:-no stats}, exit $trc, $crashes crash inputs"

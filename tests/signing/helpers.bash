@@ -115,7 +115,8 @@ has_trailer() {
 	tail -c 28 "$1" | cmp -s - <(printf '%s\n' "$MAGIC")
 }
 
-# verify_outcome KEYRING FILE: the outcome pgp-verify gives.
+# verify_outcome KEYRING FILE: the outcome pgp-verify gives (stdout only:
+# stderr has the keys the keyring holds but the kernel would not load).
 verify_outcome() {
 	local out
 	out=$("$VERIFY" --keyring "$1" "$2" 2>/dev/null) || :

@@ -22,15 +22,6 @@
 
 VERIFY=${PGP_VERIFY:-$VERIFY}
 
-# verify_outcome KEYRING FILE: the outcome pgp-verify gives (stdout only:
-# stderr has the keys the keyring holds but the kernel would not load).
-verify_outcome() {
-	local out
-	out=$("$VERIFY" --keyring "$1" "$2" 2>/dev/null) || :
-	out=${out#"$2": }
-	echo "${out%%:*}"
-}
-
 # skip_reason KEYRING KEYID: why pgp-verify says the kernel would not load
 # the key KEYID (16 lower-case hex digits) of KEYRING; empty if it would.
 skip_reason() {
