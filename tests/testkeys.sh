@@ -10,6 +10,9 @@
 #   packager  RSA-4096, a packager's own MODSECKEY/MODPUBKEY for the rpm
 #   revoked   RSA-2048, pub carries a key revocation; sec is the export
 #             made before it, so modules can still be signed with it
+#   clash     RSA-2048, built into the keyring test's kernel beside an
+#             X.509 certificate whose subject key identifier is this key's
+#             key ID: not loaded, "key ID already in use"
 #   subrevoked  RSA-2048 primary with an RSA-2048 signing subkey that pub
 #             revokes (sec again from before the revocation)
 #
@@ -151,8 +154,8 @@ testkey() {
 		gpg_batch "$home" --faked-system-time 20200101T000000 \
 			--quick-gen-key "modsign test expired <expired@test>" rsa2048 sign 1d
 		;;
-	outsider)
-		gpg_batch "$home" --quick-gen-key "modsign test outsider <outsider@test>" rsa2048 sign never
+	outsider | clash)
+		gpg_batch "$home" --quick-gen-key "modsign test $name <$name@test>" rsa2048 sign never
 		;;
 	packager)
 		gpg_batch "$home" --quick-gen-key "modsign test packager <packager@test>" rsa4096 sign never

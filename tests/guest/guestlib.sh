@@ -81,12 +81,13 @@ EOF
 }
 
 # guest_kernel NAME [KCONFIG-OPTION | KCONFIG-OPTION=STRING...]: build and
-# print the bzImage path
+# print the bzImage path.  MODPUBKEY is guest_keyring's unless the caller
+# sets guest_modpubkey to another keyring file.
 guest_kernel() {
 	local name=$1 obj ring opt
 	shift
 	obj="$BUILD/test/kernel-$name"
-	ring=$(guest_keyring)
+	ring=${guest_modpubkey:-$(guest_keyring)}
 	mkdir -p "$obj"
 	# A new object directory starts as a copy of the main build's (same
 	# source and config but for the keys, and MODULE_SIG_FORCE): make then

@@ -17,6 +17,11 @@ if [ "$(cat /sys/module/module/parameters/sig_enforce 2>/dev/null)" = Y ]; then
 fi
 echo "GUEST-START mode=$mode tainted=$(cat /proc/sys/kernel/tainted)"
 sed "s/^/KEYS /" /proc/keys 2>/dev/null
+# A payload's /setup.sh runs before the cases (keyring changes a test
+# makes from user space) and reports on the same line.
+if [ -x /setup.sh ]; then
+	/setup.sh "$mode"
+fi
 if [ -x /cases.sh ]; then
 	/cases.sh "$mode"
 fi

@@ -13,34 +13,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct errno_name {
-	int err;
-	const char *name;
-};
-
-#define E(x) { x, #x }
-static const struct errno_name errno_names[] = {
-	E(EKEYREJECTED), E(EKEYEXPIRED), E(EKEYREVOKED), E(ENOKEY),
-	E(EBADMSG), E(ENOPKG), E(ENODATA), E(ENOEXEC), E(EEXIST),
-	E(ENOMEM), E(EINVAL), E(EPERM), E(EACCES), E(ENOENT),
-	E(ELIBBAD), E(ENOMSG), E(EFBIG), E(EOVERFLOW), E(EMSGSIZE),
-	E(EFAULT), E(E2BIG), E(ENOSPC), E(EBUSY),
-};
-
-static const char *errno_name(int err)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-	return NULL;
-}
+#include "errno-name.h"
 
 int main(int argc, char **argv)
 {
 	const char *params = argc > 2 ? argv[2] : "";
-	const char *name;
+	char buf[16];
 	int fd, err;
 
 	if (argc < 2 || argc > 3) {
@@ -57,10 +35,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	err = errno;
-	name = errno_name(err);
-	if (name)
-		puts(name);
-	else
-		printf("E%d\n", err);
+	puts(errno_name(err, buf, sizeof(buf)));
 	return err;
 }

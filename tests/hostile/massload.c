@@ -28,28 +28,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define E(x) { x, #x }
-static const struct {
-	int err;
-	const char *name;
-} errno_names[] = {
-	E(EKEYREJECTED), E(EKEYEXPIRED), E(EKEYREVOKED), E(ENOKEY),
-	E(EBADMSG), E(ENOPKG), E(ENODATA), E(ENOEXEC), E(EEXIST),
-	E(ENOMEM), E(EINVAL), E(EPERM), E(EACCES), E(ENOENT),
-	E(ELIBBAD), E(ENOMSG), E(EFBIG), E(EOVERFLOW), E(EMSGSIZE),
-	E(EFAULT), E(E2BIG), E(ENOSPC), E(EBUSY), E(ERANGE), E(ENOSYS),
-};
-
-static const char *errname(int err, char *buf, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
-		if (errno_names[i].err == err)
-			return errno_names[i].name;
-	snprintf(buf, len, "E%d", err);
-	return buf;
-}
+#include "../guest/errno-name.h"
 
 /* Remove every module in /proc/modules; 0 if none is left. */
 static int remove_all(void)
@@ -132,7 +111,7 @@ int main(int argc, char **argv)
 			progress(argv[3], id);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
-			printf("M %lu OPEN-%s %d\n", id, errname(errno, ebuf, sizeof(ebuf)), tainted());
+			printf("M %lu OPEN-%s %d\n", id, errno_name(errno, ebuf, sizeof(ebuf)), tainted());
 			continue;
 		}
 		alarm(20);
@@ -147,11 +126,11 @@ int main(int argc, char **argv)
 				err = errno;
 				if (remove_all())
 					printf("RMMOD-FAILED %lu %s\n", id,
-					       errname(err, ebuf, sizeof(ebuf)));
+					       errno_name(err, ebuf, sizeof(ebuf)));
 			}
 		} else {
 			refused++;
-			printf("M %lu %s %d\n", id, errname(err, ebuf, sizeof(ebuf)), tainted());
+			printf("M %lu %s %d\n", id, errno_name(err, ebuf, sizeof(ebuf)), tainted());
 		}
 	}
 	fclose(list);
