@@ -26,8 +26,7 @@ KOBJ     ?= $(BUILD)/linux
 else
 KOBJ     ?= $(BUILD)/linux-$(KCONFIG)
 endif
-FRAGMENT := $(CURDIR)/ci/small.config
-GENKEY   := $(CURDIR)/keys/modsign.genkey
+FRAGMENT := $(CURDIR)/scripts/default-build.config
 
 config-fragments-small  := $(FRAGMENT)
 config-fragments-debian :=
@@ -41,16 +40,13 @@ deps:
 test-deps:
 	scripts/install-deps.sh test
 
-# The tree is rebuilt only when the patch series changes.  The ephemeral
-# key template is the one in keys/, so a tree never carries its own copy
-# that could drift from it.
+# The tree is rebuilt only when the patch series changes; the series
+# carries everything the tree needs (the ephemeral key template too).
 tree: deps
 	scripts/prepare-tree.sh $(TARBALL) kbuild-patches $(KSRC)
-	cmp -s $(GENKEY) $(KSRC)/certs/modsign.genkey || \
-		install -m 0644 $(GENKEY) $(KSRC)/certs/modsign.genkey
 
 config: tree
-	if [ ! -f $(KOBJ)/.config ] || [ $(KOBJ)/.config -ot $(KSRC)/.modsign-series ] || \
+	if [ ! -f $(KOBJ)/.config ] || [ $(KOBJ)/.config -ot $(KSRC)/.git/modsign-series ] || \
 	   [ $(KOBJ)/.config -ot $(FRAGMENT) ]; then \
 		scripts/configure-kernel.sh $(KSRC) $(KOBJ) $(KCONFIG) $(config-fragments-$(KCONFIG)); \
 	fi
@@ -71,6 +67,6 @@ clean:
 	rm -rf $(BUILD)
 
 # Packaging, fuzzing and benchmark targets live next to their code.
--include packaging/packaging.mk
--include tests/fuzz/fuzz.mk
--include tests/bench/bench.mk
+include packaging/packaging.mk
+include tests/fuzz/fuzz.mk
+include tests/bench/bench.mk

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the rpm or deb packages into OUTDIR, unless OUTDIR already holds
 # packages built from the same inputs (the tarball, kbuild-patches/, the
-# config fragment, keys/, packaging/, the config kind and the key files):
+# config fragment, packaging/, the config kind and the key files):
 # each build is a full kernel build, and the tests reuse one per input set.
 #
 #   build-package.sh rpm|deb OUTDIR
@@ -36,7 +36,7 @@ inputs_hash() {
 		stat -c '%n %s %Y' "$TARBALL"
 		[ -z "${MODPUBKEY:-}" ] || sha256sum "$MODSECKEY" "$MODPUBKEY"
 		sha256sum "$FRAGMENT"
-		for d in packaging kbuild-patches keys scripts; do
+		for d in packaging kbuild-patches scripts; do
 			[ ! -d "$TOP/$d" ] || find -H "$TOP/$d" -type f ! -name '*.sec' -print0
 		done | LC_ALL=C sort -z | xargs -0 sha256sum
 	} | sha256sum | cut -d' ' -f1
@@ -71,10 +71,6 @@ rpm)
 	mkdir -p "$top/SOURCES" "$top/SPECS"
 	ln -s "$TARBALL" "$top/SOURCES/linux-source-6.1.tar.xz"
 	tar -cf "$top/SOURCES/kbuild-patches.tar" -C "$TOP" kbuild-patches
-	mkdir -p "$work/keys"
-	[ ! -d "$TOP/keys" ] || cp -a "$TOP/keys/." "$work/keys/"
-	find "$work/keys" -name '*.sec' -delete
-	tar -cf "$top/SOURCES/keys.tar" -C "$work" keys
 	install -m 0644 "$FRAGMENT" "$top/SOURCES/small.config"
 	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" "$top/SOURCES/"
 	install -m 0644 "$here/rpm/kernel-modsign.spec" "$top/SPECS/"
@@ -102,9 +98,6 @@ deb)
 	mkdir -p "$src/debian/modsign"
 	install -m 0644 "$FRAGMENT" "$src/debian/modsign/small.config"
 	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" "$src/debian/modsign/"
-	if [ -f "$TOP/keys/modsign.genkey" ]; then
-		install -m 0644 "$TOP/keys/modsign.genkey" "$src/certs/modsign.genkey"
-	fi
 	sed -i "s/@KVERSION@/$kversion/g" "$src/debian/control" "$src/debian/changelog"
 	if ! (cd "$src" && MODSIGN_KCONFIG=$KCONFIG DEB_BUILD_OPTIONS="parallel=$JOBS ${DEB_BUILD_OPTIONS:-}" \
 		dpkg-buildpackage -b -us -uc) >"$log" 2>&1; then

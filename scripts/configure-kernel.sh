@@ -1,6 +1,6 @@
 #!/bin/bash
 # Write OBJDIR/.config for the patched tree SRCDIR.
-#   small:  tinyconfig plus FRAGMENT (the repo's ci/small.config)
+#   small:  tinyconfig plus FRAGMENT (the repo's scripts/default-build.config)
 #   debian: Debian's full amd64 config, with its distribution keys dropped
 #           (their certificate files are not in linux-source) and OpenPGP
 #           module signing turned on.

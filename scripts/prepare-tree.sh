@@ -4,7 +4,9 @@
 # each patch is a commit and a broken patch stops here, naming itself.
 #
 # The tree is rebuilt from scratch whenever the series changes: a stamp in
-# DEST records the checksum of the series it was made from.
+# DEST's git directory (so that the tree itself holds nothing but the
+# kernel and the series) records the checksum of the series it was made
+# from.
 set -euo pipefail
 
 if [ "$#" -ne 3 ]; then
@@ -29,7 +31,8 @@ series_sum() {
 }
 
 want=$(series_sum)
-if [ -f "$dest/.modsign-series" ] && [ "$(cat "$dest/.modsign-series")" = "$want" ]; then
+stamp=.git/modsign-series
+if [ -f "$dest/$stamp" ] && [ "$(cat "$dest/$stamp")" = "$want" ]; then
 	exit 0
 fi
 
@@ -55,4 +58,4 @@ done
 
 rm -rf "$dest"
 mv "$tmp" "$dest"
-echo "$want" >"$dest/.modsign-series"
+echo "$want" >"$dest/$stamp"

@@ -41,10 +41,7 @@ need() {
 		fi
 	done
 }
-need gpg gpgv gpgconf perl readelf openssl
-if ! command -v modinfo >/dev/null 2>&1; then
-	apt-get install -y -qq kmod >/dev/null
-fi
+need gpg gpgv gpgconf perl readelf openssl modinfo
 if [ ! -x "$SIGN" ] || [ ! -x "$VERIFY" ]; then
 	echo "$SIGN / $VERIFY not built (CONFIG_MODULE_SIG_PGP?)" >&2
 	exit 1

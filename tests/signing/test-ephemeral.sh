@@ -10,7 +10,6 @@
 
 dir=$(scratch ephemeral)
 template=$KSRC/certs/modsign.genkey
-[ -e "$template" ] || template=$tests_dir/../keys/modsign.genkey
 genkey=$KSRC/scripts/modsign/genkey.sh
 export TMPDIR=$dir/tmp
 mkdir -p "$TMPDIR"
