@@ -33,17 +33,18 @@ PUB and SEC are binary exports of one key (gpg --export and
 byte; new and changed ones get new-format headers.
 """
 import hashlib
+import os
 import struct
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import modsig  # noqa: E402  (the tests' trailer and packet toolkit)
+from modsig import mpi_bytes  # noqa: E402
+
 PUBKEY_RSA = (1, 3)
-HASHES = {  # OpenPGP number: (hashlib name, PKCS#1 DigestInfo prefix)
-    2: ("sha1", "3021300906052b0e03021a05000414"),
-    8: ("sha256", "3031300d060960864801650304020105000420"),
-    9: ("sha384", "3041300d060960864801650304020205000430"),
-    10: ("sha512", "3051300d060960864801650304020305000440"),
-    11: ("sha224", "302d300d06096086480165030402040500041c"),
-}
+# OpenPGP hash number: hashlib name
+HASH_NAMES = {number: name for name, (number, _, _) in modsig.HASHES.items()}
 T_SIG, T_SECKEY, T_PUBKEY, T_SECSUB, T_UID, T_PUBSUB = 2, 5, 6, 7, 13, 14
 
 
@@ -59,14 +60,7 @@ class Packet:
     def encode(self):
         if self.raw is not None:
             return self.raw
-        n = len(self.body)
-        if n < 192:
-            hdr = bytes([n])
-        elif n < 8384:
-            hdr = bytes([((n - 192) >> 8) + 192, (n - 192) & 0xFF])
-        else:
-            hdr = b"\xff" + struct.pack(">I", n)
-        return bytes([0xC0 | self.tag]) + hdr + self.body
+        return modsig.new_packet_header(self.tag, len(self.body)) + self.body
 
 
 def read_packets(path):
@@ -74,25 +68,7 @@ def read_packets(path):
         data = f.read()
     out, off = [], 0
     while off < len(data):
-        hdr = data[off]
-        if not hdr & 0x80:
-            die(f"{path}: offset {off}: not a packet header")
-        if hdr & 0x40:
-            tag, first = hdr & 0x3F, data[off + 1]
-            if first < 192:
-                length, hlen = first, 2
-            elif first < 224:
-                length, hlen = ((first - 192) << 8) + data[off + 2] + 192, 3
-            elif first == 255:
-                length, hlen = struct.unpack(">I", data[off + 2:off + 6])[0], 6
-            else:
-                die(f"{path}: offset {off}: partial length in a key")
-        else:
-            tag, kind = (hdr >> 2) & 0x0F, hdr & 3
-            if kind == 3:
-                die(f"{path}: offset {off}: indeterminate length in a key")
-            n = 1 << kind
-            length, hlen = int.from_bytes(data[off + 1:off + 1 + n], "big"), 1 + n
+        tag, hlen, length = modsig.packet_header(data, off, path)
         end = off + hlen + length
         if end > len(data):
             die(f"{path}: offset {off}: packet runs past the end")
@@ -107,15 +83,7 @@ def write_packets(path, pkts):
 
 
 def mpi(data, off):
-    n = (struct.unpack(">H", data[off:off + 2])[0] + 7) // 8
-    if off + 2 + n > len(data):
-        die("MPI runs past the end of its packet")
-    return int.from_bytes(data[off + 2:off + 2 + n], "big"), off + 2 + n
-
-
-def mpi_bytes(value):
-    return struct.pack(">H", value.bit_length()) + \
-        value.to_bytes((value.bit_length() + 7) // 8, "big")
+    return modsig.mpi(data, off, "key packet")
 
 
 def public_part(body):
@@ -128,8 +96,7 @@ def public_part(body):
 
 
 def fingerprint(body):
-    pub, _ = public_part(body)
-    return hashlib.sha1(b"\x99" + struct.pack(">H", len(pub)) + pub).digest()
+    return modsig.fingerprint(public_part(body)[0])
 
 
 class SecretKey:
@@ -147,12 +114,9 @@ def secret_keys(path):
 
 
 def rsa_sign(key, hash_algo, data):
-    name, prefix = HASHES[hash_algo]
+    name = HASH_NAMES[hash_algo]
     digest = hashlib.new(name, data).digest()
-    k = (key.n.bit_length() + 7) // 8
-    t = bytes.fromhex(prefix) + digest
-    em = b"\x00\x01" + b"\xff" * (k - len(t) - 3) + b"\x00" + t
-    return digest, pow(int.from_bytes(em, "big"), key.d, key.n)
+    return digest, modsig.rsa_sign(key.n, key.d, name, digest)
 
 
 def subpackets(area):
@@ -381,4 +345,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except modsig.Error as e:
+        die(str(e))

@@ -31,75 +31,20 @@ checked: that is the kernel's job in the tests.
 """
 import argparse
 import hashlib
+import os
 import struct
 import sys
 import time
 
-MAGIC = b"~Module signature appended~\n"
-SIG_INFO_LEN = 12
-PKEY_ID_PGP = 0  # enum pkey_id_type
-MODSIG_ALGO_RSA = 1  # struct module_signature algo
-PGP_PUBKEY_RSA = 1
-SIGNER_MAX = 255  # MODSIG_SIGNER_MAX
-# name: (OpenPGP number, the kernel's number (trailer), PKCS#1 DigestInfo)
-HASHES = {
-    "sha1": (2, 2, "3021300906052b0e03021a05000414"),
-    "sha224": (11, 7, "302d300d06096086480165030402040500041c"),
-    "sha256": (8, 4, "3031300d060960864801650304020105000420"),
-    "sha384": (9, 5, "3041300d060960864801650304020205000430"),
-    "sha512": (10, 6, "3051300d060960864801650304020305000440"),
-}
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import modsig  # noqa: E402  (the tests' trailer and packet toolkit)
+from modsig import HASHES, PGP_PUBKEY_RSA, SIGNER_MAX, mpi, mpi_bytes  # noqa: E402
 
 
 def die(msg):
     print(f"resign-module: {msg}", file=sys.stderr)
     sys.exit(1)
-
-
-def packets(data, path):
-    """(tag, body) for each packet of a binary OpenPGP stream."""
-    off = 0
-    while off < len(data):
-        hdr = data[off]
-        if not hdr & 0x80:
-            die(f"{path}: offset {off}: not a packet header")
-        if hdr & 0x40:
-            tag = hdr & 0x3F
-            first = data[off + 1]
-            if first < 192:
-                length, hlen = first, 2
-            elif first < 224:
-                length, hlen = ((first - 192) << 8) + data[off + 2] + 192, 3
-            elif first == 255:
-                length, hlen = struct.unpack(">I", data[off + 2:off + 6])[0], 6
-            else:
-                die(f"{path}: offset {off}: partial length in a key")
-        else:
-            tag = (hdr >> 2) & 0x0F
-            kind = hdr & 3
-            if kind == 3:
-                die(f"{path}: offset {off}: indeterminate length in a key")
-            n = 1 << kind
-            length = int.from_bytes(data[off + 1:off + 1 + n], "big")
-            hlen = 1 + n
-        body = data[off + hlen:off + hlen + length]
-        if len(body) != length:
-            die(f"{path}: offset {off}: packet runs past the end")
-        yield tag, body
-        off += hlen + length
-
-
-def mpi(data, off, path):
-    bits = struct.unpack(">H", data[off:off + 2])[0]
-    n = (bits + 7) // 8
-    if off + 2 + n > len(data):
-        die(f"{path}: MPI runs past the end of the key packet")
-    return int.from_bytes(data[off + 2:off + 2 + n], "big"), off + 2 + n
-
-
-def mpi_bytes(value):
-    raw = value.to_bytes((value.bit_length() + 7) // 8, "big")
-    return struct.pack(">H", value.bit_length()) + raw
 
 
 def secret_key(path, want):
@@ -109,7 +54,7 @@ def secret_key(path, want):
     with open(path, "rb") as f:
         data = f.read()
     found, uid = None, None
-    for tag, body in packets(data, path):
+    for tag, body in modsig.packets(data, path):
         if tag == 13 and uid is None:
             uid = body
         if tag not in (5, 7):
@@ -121,7 +66,7 @@ def secret_key(path, want):
         n, off = mpi(body, 6, path)
         _, off = mpi(body, off, path)
         public = body[:off]
-        fpr = hashlib.sha1(b"\x99" + struct.pack(">H", len(public)) + public).digest()
+        fpr = modsig.fingerprint(public)
         if found is not None or (want is not None and not fpr.endswith(want)):
             continue
         if body[off] != 0:
@@ -151,21 +96,15 @@ def signature_packet(body, n, d, fpr, created, expires, with_fpr, hash_name):
     if with_fpr:
         hashed += subpacket(33, b"\x04" + fpr)
     unhashed = subpacket(16, fpr[-8:])
-    pgp_hash, _, digest_info = HASHES[hash_name]
+    pgp_hash = HASHES[hash_name][0]
     head = bytes([4, 0x00, PGP_PUBKEY_RSA, pgp_hash])
     head += struct.pack(">H", len(hashed)) + hashed
     digest = hashlib.new(hash_name, body + head + b"\x04\xff" + struct.pack(">I", len(head))).digest()
-    k = (n.bit_length() + 7) // 8
-    t = bytes.fromhex(digest_info) + digest
-    em = b"\x00\x01" + b"\xff" * (k - len(t) - 3) + b"\x00" + t
-    s = pow(int.from_bytes(em, "big"), d, n)
+    s = modsig.rsa_sign(n, d, hash_name, digest)
     packet = head + struct.pack(">H", len(unhashed)) + unhashed + digest[:2] + mpi_bytes(s)
     if len(packet) >= 8384:
         die("signature packet too long for a two-octet length")
-    if len(packet) < 192:
-        return bytes([0xC2, len(packet)]) + packet
-    length = len(packet) - 192
-    return bytes([0xC2, (length >> 8) + 192, length & 0xFF]) + packet
+    return modsig.new_packet_header(2, len(packet)) + packet
 
 
 def main():
@@ -191,27 +130,18 @@ def main():
 
     with open(args.module, "rb") as f:
         data = f.read()
-    body = data
-    if data.endswith(MAGIC):
-        if len(data) < len(MAGIC) + SIG_INFO_LEN:
-            die(f"{args.module}: trailer too short")
-        info_at = len(data) - len(MAGIC) - SIG_INFO_LEN
-        _, _, _, signer_len, key_id_len, sig_len = struct.unpack(
-            ">BBBBB3xI", data[info_at:info_at + SIG_INFO_LEN])
-        framing = signer_len + key_id_len + sig_len
-        if framing > info_at:
-            die(f"{args.module}: trailer claims more bytes than the file has")
-        body = data[:info_at - framing]
+    body = modsig.body_of(data, args.module)
 
     n, d, fpr, name = secret_key(args.seckey, want)
     created = int(time.time()) if args.created is None else args.created
     sig = signature_packet(body, n, d, fpr, created, args.expires, not args.no_issuer_fpr,
                            args.hash)
-    info = struct.pack(">BBBBB3xI", MODSIG_ALGO_RSA, HASHES[args.hash][1], PKEY_ID_PGP,
-                       len(name), 8, len(sig))
-    with open(args.out, "wb") as f:
-        f.write(body + name + fpr[-8:] + sig + info + MAGIC)
+    modsig.Signed(body, name, fpr[-8:], sig, algo=modsig.MODSIG_ALGO_RSA,
+                  hash=HASHES[args.hash][1], id_type=modsig.PKEY_ID_PGP).write(args.out)
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (modsig.Error, OSError) as e:
+        die(str(e))

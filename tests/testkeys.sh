@@ -1,8 +1,30 @@
 # shellcheck shell=bash
-# Test keys, made once per build directory and reused: each lives in
-# $BUILD/test-keys/NAME as pub (binary keyring), sec (unprotected secret
-# export, 0600) and fpr (fingerprint of the primary key).  Small RSA keys
-# where the size does not matter, because generating them costs seconds.
+# The one factory of test keys, made once per build directory and reused:
+# each lives in $BUILD/test-keys/NAME as pub (binary keyring), sec (secret
+# export, 0600; unprotected but for "protected"), fpr (fingerprint of the
+# primary key) and home (the GNUPGHOME it was made in, holding it; its
+# gpg-agent is stopped once the key is made).  Small RSA keys where the
+# size does not matter, because generating them costs seconds.  Key making
+# is serialised by a lock, so test scripts may run in parallel.
+#
+# Keys for the signer (pgp-sign) and the tools' own checks:
+#
+#   main      RSA-2048, the signing tests' default key
+#   other, second, safety-other   RSA-2048 (second: RSA-3072), more keys
+#   safety-reselfsig  RSA-2048 primary made 2021-01-01 with a signing
+#             subkey of 2021-06-01, the primary's self-signature renewed
+#             2022-01-01 and the subkey's binding 2022-06-01
+#   safety-rsa2560  RSA-2560: a size the kernel does not take
+#   safety-edprimary  Ed25519 primary certifying an RSA-2048 signing subkey
+#   protected RSA-2048 whose secret key is protected by the passphrase
+#             in $testkey_passphrase
+#   selfrevoked  RSA-2048 whose sec export carries its own revocation:
+#             pgp-sign must refuse it
+#   encrypt   RSA-2048, encryption only; ed25519, dsa: signing keys of
+#             algorithms the kernel does not check; rsa8192: RSA-8192,
+#             which the kernel's RSA does not take
+#
+# Keys for the kernel (the guest tests; the signer tests use some too):
 #
 #   subkeyed  RSA-3072 primary (certify, sign) with an RSA-3072 signing subkey
 #   expired   RSA-2048, made on 2020-01-01 and expired a day later
@@ -54,6 +76,10 @@
 #             "self-signature cannot be checked".
 
 testkeys_crafter="$(dirname "${BASH_SOURCE[0]}")/craft-key.py"
+
+# The passphrase of the "protected" key
+# shellcheck disable=SC2034 # used by the scripts that source this
+testkey_passphrase='correct horse battery staple'
 
 testkey_dir() {
 	echo "$BUILD/test-keys/$1"
@@ -133,7 +159,19 @@ testkey_craft() {
 	mv "$dir/pub.crafted" "$dir/pub.new"
 }
 
+# testkey NAME: make NAME if need be, and print its directory
 testkey() {
+	local rc=0
+	mkdir -p "$BUILD/test-keys"
+	chmod 0700 "$BUILD/test-keys"
+	{
+		flock 9
+		testkey_locked "$1" || rc=$?
+	} 9>"$BUILD/test-keys/.lock"
+	return "$rc"
+}
+
+testkey_locked() {
 	local name=$1 dir home fpr
 	dir=$(testkey_dir "$name")
 	if [ -s "$dir/sec" ] && [ -s "$dir/pub" ]; then
@@ -142,34 +180,71 @@ testkey() {
 	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	home=$(mktemp -d)
-	chmod 0700 "$home"
+	home=$dir/home
+	mkdir -m 0700 "$home"
 	case "$name" in
+	main | other | safety-other | selfrevoked | safety-rsa2560 | second | encrypt | ed25519 | dsa)
+		local algo=rsa2048 usage=sign
+		case "$name" in
+		safety-rsa2560) algo=rsa2560 ;;
+		second) algo=rsa3072 ;;
+		encrypt) usage=encr ;;
+		ed25519) algo=ed25519 ;;
+		dsa) algo=dsa2048 ;;
+		esac
+		gpg_batch "$home" --quick-gen-key "Test $name <$name@modsign.test>" "$algo" "$usage" never
+		;;
+	rsa8192)
+		# --quick-gen-key caps RSA at 4096 bits; a parameter file does not
+		printf '%s\n' '%no-protection' 'Key-Type: RSA' 'Key-Length: 8192' \
+			'Key-Usage: sign' "Name-Real: Test $name" 'Expire-Date: 0' \
+			'%commit' >"$home/params"
+		gpg_batch "$home" --enable-large-rsa --generate-key "$home/params"
+		;;
+	protected)
+		gpg --homedir "$home" --batch --quiet --no-tty --pinentry-mode loopback \
+			--passphrase "$testkey_passphrase" \
+			--quick-gen-key "Test $name <$name@modsign.test>" rsa2048 sign never
+		;;
+	safety-reselfsig)
+		# created 2021-01-01, signing subkey 2021-06-01, primary
+		# self-signature renewed 2022-01-01, subkey binding 2022-06-01
+		gpg_batch "$home" --faked-system-time 20210101T000000 \
+			--quick-gen-key "Test $name <$name@modsign.test>" rsa2048 cert,sign never
+		fpr=$(first_fpr "$home")
+		gpg_batch "$home" --faked-system-time 20210601T000000 \
+			--quick-add-key "$fpr" rsa2048 sign never
+		local sub
+		sub=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (n++ == 1) print $10 }')
+		gpg_batch "$home" --faked-system-time 20220101T000000 \
+			--quick-set-expire "$fpr" 0
+		gpg_batch "$home" --faked-system-time 20220601T000000 \
+			--quick-set-expire "$fpr" 0 "$sub"
+		;;
+	safety-edprimary)
+		# an Ed25519 primary certifying an RSA-2048 signing subkey
+		gpg_batch "$home" --quick-gen-key "Test $name <$name@modsign.test>" ed25519 cert never
+		gpg_batch "$home" --quick-add-key "$(first_fpr "$home")" rsa2048 sign never
+		;;
+	revoked | outsider | clash | rsa1024)
+		local algo=rsa2048
+		[ "$name" != rsa1024 ] || algo=rsa1024
+		gpg_batch "$home" --quick-gen-key "modsign test $name <$name@test>" "$algo" sign never
+		;;
 	subkeyed)
 		gpg_batch "$home" --quick-gen-key "modsign test subkeyed <subkeyed@test>" rsa3072 cert,sign never
-		fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
-		gpg_batch "$home" --quick-add-key "$fpr" rsa3072 sign never
+		gpg_batch "$home" --quick-add-key "$(first_fpr "$home")" rsa3072 sign never
 		;;
 	expired)
 		gpg_batch "$home" --faked-system-time 20200101T000000 \
 			--quick-gen-key "modsign test expired <expired@test>" rsa2048 sign 1d
 		;;
-	outsider | clash)
-		gpg_batch "$home" --quick-gen-key "modsign test $name <$name@test>" rsa2048 sign never
-		;;
 	packager)
 		gpg_batch "$home" --quick-gen-key "modsign test packager <packager@test>" rsa4096 sign never
 		;;
-	revoked)
-		gpg_batch "$home" --quick-gen-key "modsign test revoked <revoked@test>" rsa2048 sign never
-		;;
 	subrevoked)
 		gpg_batch "$home" --quick-gen-key "modsign test subrevoked <subrevoked@test>" rsa2048 cert,sign never
-		fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
-		gpg_batch "$home" --quick-add-key "$fpr" rsa2048 sign never
-		;;
-	rsa1024)
-		gpg_batch "$home" --quick-gen-key "modsign test rsa1024 <rsa1024@test>" rsa1024 sign never
+		gpg_batch "$home" --quick-add-key "$(first_fpr "$home")" rsa2048 sign never
 		;;
 	nobacksig)
 		gpg_batch "$home" --quick-gen-key "modsign test $name <$name@test>" rsa2048 cert,sign never
@@ -184,14 +259,29 @@ testkey() {
 		;;
 	*)
 		echo "testkey: unknown key $name" >&2
-		gpgconf --homedir "$home" --kill all
-		rm -rf "$home"
+		rm -rf "$dir"
 		return 1
 		;;
 	esac
 	fpr=$(first_fpr "$home")
+	if [ -z "$fpr" ]; then
+		echo "testkey: gpg made no $name key" >&2
+		gpgconf --homedir "$home" --kill all
+		rm -rf "$dir"
+		return 1
+	fi
 	echo "$fpr" >"$dir/fpr"
-	(umask 077 && gpg_batch "$home" --export-secret-keys "$fpr" >"$dir/sec")
+	case "$name" in
+	revoked) ;;
+	selfrevoked) revoke_key "$home" "$fpr" ;;
+	esac
+	if [ "$name" = protected ]; then
+		(umask 077 && gpg --homedir "$home" --batch --quiet --no-tty \
+			--pinentry-mode loopback --passphrase "$testkey_passphrase" \
+			--export-secret-keys "$fpr" >"$dir/sec")
+	else
+		(umask 077 && gpg_batch "$home" --export-secret-keys "$fpr" >"$dir/sec")
+	fi
 	case "$name" in
 	revoked) revoke_key "$home" "$fpr" ;;
 	subrevoked) revoke_subkey "$home" "$fpr" ;;
@@ -200,12 +290,11 @@ testkey() {
 	if ! testkey_craft "$name" "$home" "$dir" "$fpr"; then
 		echo "testkey: cannot make the $name certificate" >&2
 		gpgconf --homedir "$home" --kill all
-		rm -rf "$home" "$dir"
+		rm -rf "$dir"
 		return 1
 	fi
 	# pub last: a key with both files is complete
 	mv "$dir/pub.new" "$dir/pub"
 	gpgconf --homedir "$home" --kill all
-	rm -rf "$home"
 	echo "$dir"
 }

@@ -47,12 +47,16 @@ sign_copy "$body" "$mods/sha512.ko" "$KDIR/modsign.sec" --hash sha512
 cp "$body" "$mods/pkcs7.ko"
 "$KDIR/scripts/sign-file" sha256 "$KDIR/certs/signing_key.pem" \
 	"$KDIR/certs/signing_key.x509" "$mods/pkcs7.ko"
-flip_byte "$mods/valid.ko" "$mods/body-flip.ko" 200
-size=$(stat -c %s "$src")
+modsig=$here/../modsig.py
+"$modsig" edit "$mods/valid.ko" "$mods/body-flip.ko" --flip body:200
 # The last byte of the signature packet: the low byte of the RSA MPI.
-flip_byte "$mods/valid.ko" "$mods/sig-flip.ko" $((size - 28 - 12 - 1))
-set_sig_len "$mods/valid.ko" "$mods/siglen-past.ko" $((size + 1000))
-cut_signature "$mods/valid.ko" "$mods/truncated.ko" 16
+"$modsig" edit "$mods/valid.ko" "$mods/sig-flip.ko" --flip sig:-1
+"$modsig" edit "$mods/valid.ko" "$mods/siglen-past.ko" \
+	--set sig_len=$(($(stat -c %s "$mods/valid.ko") + 1000))
+# 16 octets cut from inside the signature packet, just before its last 8,
+# and sig_len to match: a self-consistent trailer whose packet is shorter
+# than its own header says.
+"$modsig" edit "$mods/valid.ko" "$mods/truncated.ko" --cut sig:-24:-8 --refit
 strip -g -o "$mods/stripped.ko" "$mods/valid.ko"
 cp "$src" "$mods/valid-again.ko"
 # Signatures pgp-sign never makes (tests/resign-module.py): the issuer

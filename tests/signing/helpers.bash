@@ -4,8 +4,9 @@
 # Environment (besides KDIR and BUILD):
 #   MODPUBKEY  public keyring built into $KDIR (default: $KDIR/modsign.pub)
 #
-# Test keys are made once and cached in $BUILD/test-keys; every gpg-agent
-# a helper starts is killed when the test script exits.
+# Test keys come from tests/testkeys.sh, made once and cached in
+# $BUILD/test-keys; every gpg-agent a helper starts is killed when the
+# test script exits.
 
 tests_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SIGN=$KDIR/scripts/modsign/pgp-sign
@@ -18,6 +19,8 @@ fi
 EXTRACT=$KSRC/scripts/extract-module-sig.pl
 # shellcheck disable=SC2034 # used by the scripts that source this
 KPUB=${MODPUBKEY:-$KDIR/modsign.pub}
+# shellcheck source=../testkeys.sh
+. "$tests_dir/testkeys.sh"
 KEYS=$BUILD/test-keys
 MAGIC='~Module signature appended~'
 
@@ -47,48 +50,20 @@ if [ ! -x "$SIGN" ] || [ ! -x "$VERIFY" ]; then
 	exit 1
 fi
 
-# mkkey NAME ALGO USAGE EXPIRE [PASSPHRASE]: make (once) a key whose
-# files are $KEYS/NAME.sec (gpg --export-secret-keys), $KEYS/NAME.pub
-# and whose GNUPGHOME is $KEYS/NAME.home.
-# Test scripts may run in parallel: key making is serialised by a lock.
-mkkey() {
-	gpg_homes+=("$KEYS/$1.home")
-	{
-		flock 9
-		mkkey_locked "$@"
-	} 9>"$KEYS/.lock"
-}
-
-mkkey_locked() {
-	local name=$1 algo=$2 usage=$3 expire=$4 pass=${5:-}
-	local home=$KEYS/$name.home
-	[ -s "$KEYS/$name.sec" ] && [ -s "$KEYS/$name.pub" ] && return 0
-	rm -rf "$home"
-	mkdir -p "$home"
-	chmod 700 "$home"
-	if [ "$algo" = rsa8192 ]; then
-		# --quick-gen-key caps RSA at 4096 bits; a parameter file does not
-		printf '%s\n' '%no-protection' 'Key-Type: RSA' 'Key-Length: 8192' \
-			'Key-Usage: sign' "Name-Real: Test $name" 'Expire-Date: 0' \
-			'%commit' >"$home/params"
-		gpg --homedir "$home" --batch --enable-large-rsa \
-			--generate-key "$home/params" 2>/dev/null
-	else
-		gpg --homedir "$home" --batch --pinentry-mode loopback \
-			--passphrase "$pass" \
-			--quick-gen-key "Test $name <$name@modsign.test>" \
-			"$algo" "$usage" "$expire" 2>/dev/null
-	fi
-	gpg --homedir "$home" --batch --pinentry-mode loopback \
-		--passphrase "$pass" --export-secret-keys >"$KEYS/$name.sec.tmp" 2>/dev/null
-	gpg --homedir "$home" --batch --export >"$KEYS/$name.pub" 2>/dev/null
-	mv "$KEYS/$name.sec.tmp" "$KEYS/$name.sec"
+# usekey NAME...: make (once) the test keys NAME (tests/testkeys.sh), in
+# $KEYS/NAME/{sec,pub,fpr,home}; an agent started in their homes is
+# killed at exit.
+usekey() {
+	local k
+	for k in "$@"; do
+		testkey "$k" >/dev/null || exit 1
+		gpg_homes+=("$KEYS/$k/home")
+	done
 }
 
 # fpr NAME: fingerprint of the primary key of test key NAME.
 fpr() {
-	gpg --homedir "$KEYS/$1.home" --batch --with-colons --list-keys |
-		awk -F: '$1 == "fpr" { if (!n++) print $10 }'
+	cat "$KEYS/$1/fpr"
 }
 
 # keyid NAME: its 16-digit key ID.
@@ -96,9 +71,7 @@ keyid() {
 	fpr "$1" | cut -c25-40
 }
 
-mkdir -p "$KEYS"
-chmod 700 "$KEYS"
-mkkey main rsa2048 sign never
+usekey main
 
 # A module to sign: a stripped, unsigned copy of an in-tree one.
 sample_module() {

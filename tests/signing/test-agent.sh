@@ -9,8 +9,8 @@
 . "$(dirname "$0")/helpers.bash"
 
 dir=$(scratch agent)
-pass='correct horse battery staple'
-mkkey protected rsa2048 sign never "$pass"
+pass=$testkey_passphrase
+usekey protected
 printf '%s\n' "$pass" >"$dir/pass"
 printf 'wrong\n' >"$dir/badpass"
 src=$(sample_module)
@@ -26,24 +26,24 @@ sign() {
 	"$SIGN" "$@" "$out"
 }
 
-sign "$dir/openssl.ko" -k "$KEYS/main.sec"
-GNUPGHOME=$KEYS/main.home sign "$dir/agent.ko" -n "Test main"
-check "agent path signs" valid "$(verify_outcome "$KEYS/main.pub" "$dir/agent.ko")"
+sign "$dir/openssl.ko" -k "$KEYS/main/sec"
+GNUPGHOME=$KEYS/main/home sign "$dir/agent.ko" -n "Test main"
+check "agent path signs" valid "$(verify_outcome "$KEYS/main/pub" "$dir/agent.ko")"
 check "agent and libcrypto signatures are byte-identical" yes \
 	"$(cmp -s "$dir/openssl.ko" "$dir/agent.ko" && echo yes || echo no)"
 
-sign "$dir/keyflags.ko" -n "$(fpr main)" -g "--homedir $KEYS/main.home"
+sign "$dir/keyflags.ko" -n "$(fpr main)" -g "--homedir $KEYS/main/home"
 check "KEYFLAGS --homedir selects the GNUPGHOME" yes \
 	"$(cmp -s "$dir/openssl.ko" "$dir/keyflags.ko" && echo yes || echo no)"
 
 # A protected key in the user's agent, passphrase by loopback.
-GNUPGHOME=$KEYS/protected.home sign "$dir/prot-agent.ko" -n "Test protected" \
+GNUPGHOME=$KEYS/protected/home sign "$dir/prot-agent.ko" -n "Test protected" \
 	-P "$dir/pass"
 check "protected key through the agent" valid \
-	"$(verify_outcome "$KEYS/protected.pub" "$dir/prot-agent.ko")"
-gpgconf --homedir "$KEYS/protected.home" --kill gpg-agent
+	"$(verify_outcome "$KEYS/protected/pub" "$dir/prot-agent.ko")"
+gpgconf --homedir "$KEYS/protected/home" --kill gpg-agent
 rc=0
-msg=$(GNUPGHOME=$KEYS/protected.home sign "$dir/prot-bad.ko" \
+msg=$(GNUPGHOME=$KEYS/protected/home sign "$dir/prot-bad.ko" \
 	-n "Test protected" -P "$dir/badpass" 2>&1) || rc=$?
 check "wrong passphrase: exit status" 11 "$rc"
 check "wrong passphrase: message" yes \
@@ -54,20 +54,20 @@ check "wrong passphrase: module not signed" no \
 	"$(has_trailer "$dir/prot-bad.ko" && echo yes || echo no)"
 
 # A protected MODSECKEY file: private GNUPGHOME, same signature.
-sign "$dir/prot-file.ko" -k "$KEYS/protected.sec" -P "$dir/pass"
+sign "$dir/prot-file.ko" -k "$KEYS/protected/sec" -P "$dir/pass"
 check "protected MODSECKEY file signs" valid \
-	"$(verify_outcome "$KEYS/protected.pub" "$dir/prot-file.ko")"
+	"$(verify_outcome "$KEYS/protected/pub" "$dir/prot-file.ko")"
 check "protected file and agent signatures are byte-identical" yes \
 	"$(cmp -s "$dir/prot-agent.ko" "$dir/prot-file.ko" && echo yes || echo no)"
 rc=0
 msg=$(MODSIGN_PASSPHRASE_FILE=$dir/badpass sign "$dir/prot-file-bad.ko" \
-	-k "$KEYS/protected.sec" 2>&1) || rc=$?
+	-k "$KEYS/protected/sec" 2>&1) || rc=$?
 check "protected file, wrong passphrase (MODSIGN_PASSPHRASE_FILE)" 11 "$rc"
 check "wrong passphrase: the message names the module, the key file and the key" yes \
 	"$(grep 'bad passphrase' <<<"$msg" | grep -F "$dir/prot-file-bad.ko" |
-		grep -F "$KEYS/protected.sec" | grep -iF "$(keyid protected)" >/dev/null && echo yes || echo no)"
+		grep -F "$KEYS/protected/sec" | grep -iF "$(keyid protected)" >/dev/null && echo yes || echo no)"
 rc=0
-sign "$dir/prot-file-none.ko" -k "$KEYS/protected.sec" 2>/dev/null || rc=$?
+sign "$dir/prot-file-none.ko" -k "$KEYS/protected/sec" 2>/dev/null || rc=$?
 check "protected file, no passphrase" 11 "$rc"
 check "private GNUPGHOMEs are removed" "" "$(ls -A "$TMPDIR")"
 check "their agents are gone" 0 \
@@ -76,7 +76,7 @@ check "their agents are gone" 0 \
 # No gpg: a clear message before anything is signed.
 cp "$src" "$dir/nogpg.ko"
 rc=0
-msg=$(PATH=/nonexistent GNUPGHOME=$KEYS/main.home "$SIGN" -n "Test main" \
+msg=$(PATH=/nonexistent GNUPGHOME=$KEYS/main/home "$SIGN" -n "Test main" \
 	"$dir/nogpg.ko" 2>&1) || rc=$?
 check "no gpg: exit status" 10 "$rc"
 check "no gpg: message" yes "$(grep -q 'gpg not found' <<<"$msg" && echo yes || echo no)"
@@ -88,10 +88,10 @@ mkdir -p "$dir/many"
 for i in 1 2 3 4 5 6; do
 	cp "$src" "$dir/many/m$i.ko"
 done
-GNUPGHOME=$KEYS/protected.home "$SIGN" -n "Test protected" -P "$dir/pass" \
+GNUPGHOME=$KEYS/protected/home "$SIGN" -n "Test protected" -P "$dir/pass" \
 	-j 3 "$dir"/many/*.ko
 check "six modules, three workers, through the agent" 0 \
-	"$(verify_status "$KEYS/protected.pub" "$dir/many/m6.ko")"
+	"$(verify_status "$KEYS/protected/pub" "$dir/many/m6.ko")"
 check "all six identical" 1 "$(sha256sum "$dir"/many/*.ko | cut -d' ' -f1 | sort -u | wc -l)"
 
 finish

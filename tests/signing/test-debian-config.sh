@@ -12,7 +12,7 @@
 
 work=$(scratch debian-config)
 obj=$work/obj
-keys=(MODSECKEY="$KEYS/main.sec" MODPUBKEY="$KEYS/main.pub")
+keys=(MODSECKEY="$KEYS/main/sec" MODPUBKEY="$KEYS/main/pub")
 
 rc=0
 "$tests_dir/../scripts/configure-kernel.sh" "$KSRC" "$obj" debian \
@@ -42,10 +42,10 @@ for mod in extmod_a extmod_b; do
 	check "debian config: $mod: SIGN line" yes \
 		"$(grep -qxF "  SIGN    $m" "$work/extmod.log" && echo yes)"
 	rc=0
-	"$verify" --keyring "$KEYS/main.pub" "$m" >/dev/null 2>&1 || rc=$?
+	"$verify" --keyring "$KEYS/main/pub" "$m" >/dev/null 2>&1 || rc=$?
 	check "debian config: $mod: verifies (the tree's own pgp-verify)" 0 "$rc"
 	check "debian config: $mod: gpgv accepts" yes \
-		"$(gpgv_ok "$KEYS/main.pub" "$m" "$work" && echo yes)"
+		"$(gpgv_ok "$KEYS/main/pub" "$m" "$work" && echo yes)"
 	check "debian config: $mod: modinfo signer, sig_key, sig_hashalgo" \
 		"Test main <main@modsign.test>|$(keyid main | sed 's/../&:/g; s/:$//')|sha256" \
 		"$(modinfo_field "$m" signer)|$(modinfo_field "$m" sig_key)|$(modinfo_field "$m" sig_hashalgo)"

@@ -16,9 +16,9 @@ src=$(sample_module)
 while read -r hash pgp kernel; do
 	m=$dir/$hash.ko
 	cp "$src" "$m"
-	"$SIGN" -k "$KEYS/main.sec" -a "$hash" "$m"
-	check "$hash: pgp-verify" valid "$(verify_outcome "$KEYS/main.pub" "$m")"
-	check "$hash: gpgv accepts" yes "$(gpgv_ok "$KEYS/main.pub" "$m" "$dir" && echo yes || echo no)"
+	"$SIGN" -k "$KEYS/main/sec" -a "$hash" "$m"
+	check "$hash: pgp-verify" valid "$(verify_outcome "$KEYS/main/pub" "$m")"
+	check "$hash: gpgv accepts" yes "$(gpgv_ok "$KEYS/main/pub" "$m" "$dir" && echo yes || echo no)"
 	check "$hash: modinfo sig_hashalgo" "$hash" "$(modinfo_field "$m" sig_hashalgo)"
 	check "$hash: trailer hash field" "$kernel" \
 		"$(perl "$EXTRACT" -d "$m" 2>/dev/null | awk '{ print $2 }')"
@@ -35,11 +35,11 @@ EOF_CASES
 # (CONFIG_MODULE_SIG_HASH, given on the command line here, as a kernel
 # configured with that choice has it) signs the external modules.
 for hash in sha256 sha384 sha512; do
-	extmod "$dir/ext-$hash" MODSECKEY="$KEYS/main.sec" CONFIG_MODULE_SIG_HASH="$hash"
+	extmod "$dir/ext-$hash" MODSECKEY="$KEYS/main/sec" CONFIG_MODULE_SIG_HASH="$hash"
 	check "Kbuild, CONFIG_MODULE_SIG_HASH=$hash: modinfo sig_hashalgo" "$hash $hash" \
 		"$(modinfo_field "$dir/ext-$hash/extmod_a.ko" sig_hashalgo) $(modinfo_field "$dir/ext-$hash/extmod_b.ko" sig_hashalgo)"
 	check "Kbuild, CONFIG_MODULE_SIG_HASH=$hash: pgp-verify" "valid valid" \
-		"$(verify_outcome "$KEYS/main.pub" "$dir/ext-$hash/extmod_a.ko") $(verify_outcome "$KEYS/main.pub" "$dir/ext-$hash/extmod_b.ko")"
+		"$(verify_outcome "$KEYS/main/pub" "$dir/ext-$hash/extmod_a.ko") $(verify_outcome "$KEYS/main/pub" "$dir/ext-$hash/extmod_b.ko")"
 done
 
 # Refused: exit status 14 (unsupported), a message naming the hash, the
@@ -47,14 +47,14 @@ done
 for hash in sha1 sha224; do
 	cp "$src" "$dir/$hash-refused.ko"
 	rc=0
-	err=$("$SIGN" -k "$KEYS/main.sec" -a "$hash" "$dir/$hash-refused.ko" 2>&1) || rc=$?
+	err=$("$SIGN" -k "$KEYS/main/sec" -a "$hash" "$dir/$hash-refused.ko" 2>&1) || rc=$?
 	check "$hash: pgp-sign refuses it" 14 "$rc"
 	check "$hash: the message names the hash" yes \
 		"$(grep -qi "$hash" <<<"$err" && echo yes || echo no)"
 	check "$hash: module left unsigned" same \
 		"$(cmp -s "$src" "$dir/$hash-refused.ko" && echo same || echo changed)"
 	rc=0
-	extmod "$dir/ext-$hash" MODSECKEY="$KEYS/main.sec" CONFIG_MODULE_SIG_HASH="$hash" || rc=$?
+	extmod "$dir/ext-$hash" MODSECKEY="$KEYS/main/sec" CONFIG_MODULE_SIG_HASH="$hash" || rc=$?
 	check "Kbuild, CONFIG_MODULE_SIG_HASH=$hash: the build fails" yes \
 		"$([ "$rc" -ne 0 ] && grep -qi "$hash" "$dir/ext-$hash.log" && echo yes || echo no)"
 	signed=$(cd "$dir/ext-$hash" && for m in *.ko; do
@@ -68,7 +68,7 @@ done
 
 cp "$src" "$dir/md5.ko"
 rc=0
-"$SIGN" -k "$KEYS/main.sec" -a md5 "$dir/md5.ko" 2>/dev/null || rc=$?
+"$SIGN" -k "$KEYS/main/sec" -a md5 "$dir/md5.ko" 2>/dev/null || rc=$?
 check "md5: refused" 2 "$rc"
 
 finish

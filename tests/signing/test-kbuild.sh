@@ -10,11 +10,11 @@
 . "$(dirname "$0")/helpers.bash"
 
 dir=$(scratch kbuild)
-mkkey second rsa3072 sign never
-mkkey expired rsa2048 sign seconds=1
-mkkey encrypt rsa2048 encr never
-mkkey ed25519 ed25519 sign never
-mkkey dsa dsa2048 sign never
+usekey second
+usekey expired
+usekey encrypt
+usekey ed25519
+usekey dsa
 export SOURCE_DATE_EPOCH=1700000000
 mods=(extmod_a extmod_b)
 
@@ -52,9 +52,9 @@ no_signed_module() {
 # A user-supplied key.
 m=$dir/user
 rc=0
-extmod "$m" MODSECKEY="$KEYS/main.sec" || rc=$?
+extmod "$m" MODSECKEY="$KEYS/main/sec" || rc=$?
 check "user key: build" 0 "$rc"
-signed_ok "$m" "$KEYS/main.pub" "user key"
+signed_ok "$m" "$KEYS/main/pub" "user key"
 for mod in "${mods[@]}"; do
 	check "user key: STRIP line for $mod" 1 "$(grep -c "^  STRIP   $m/$mod.ko$" "$m.log")"
 	check "user key: SIGN line for $mod" 1 "$(grep -c "^  SIGN    $m/$mod.ko$" "$m.log")"
@@ -74,26 +74,26 @@ check "user key: no key generated for an external build" 0 \
 
 # Re-running make: nothing re-signed; a changed module: only it.
 before_a=$(stat -c %Y.%y "$m/extmod_a.ko")
-extmod_make "$m" MODSECKEY="$KEYS/main.sec"
+extmod_make "$m" MODSECKEY="$KEYS/main/sec"
 check "re-run: nothing signed" 0 "$(grep -c 'SIGN' "$m.log" || :)"
 check "re-run: extmod_a untouched" "$before_a" "$(stat -c %Y.%y "$m/extmod_a.ko")"
 touch "$m/extmod_b.c"
-extmod_make "$m" MODSECKEY="$KEYS/main.sec"
+extmod_make "$m" MODSECKEY="$KEYS/main/sec"
 check "changed extmod_b: one SIGN line" 1 "$(grep -c 'SIGN' "$m.log" || :)"
 check "changed extmod_b: it is re-signed" 1 "$(grep -c "SIGN    $m/extmod_b.ko" "$m.log" || :)"
 check "changed extmod_b: extmod_a untouched" "$before_a" "$(stat -c %Y.%y "$m/extmod_a.ko")"
 
 # Another key: everything is re-signed.
-extmod_make "$m" MODSECKEY="$KEYS/second.sec"
+extmod_make "$m" MODSECKEY="$KEYS/second/sec"
 check "new key: both re-signed" 2 "$(grep -c 'SIGN' "$m.log" || :)"
-signed_ok "$m" "$KEYS/second.pub" "new key"
+signed_ok "$m" "$KEYS/second/pub" "new key"
 
 # Reproducible: the same key and SOURCE_DATE_EPOCH give the same bytes.
-extmod "$dir/repro" MODSECKEY="$KEYS/main.sec"
+extmod "$dir/repro" MODSECKEY="$KEYS/main/sec"
 mkdir -p "$dir/repro1"
 cp "$dir"/repro/*.ko "$dir/repro1/"
 make -C "$KDIR" M="$dir/repro" clean >/dev/null 2>&1
-extmod_make "$dir/repro" MODSECKEY="$KEYS/main.sec"
+extmod_make "$dir/repro" MODSECKEY="$KEYS/main/sec"
 for mod in "${mods[@]}"; do
 	check "reproducible: $mod" yes \
 		"$(yesno cmp -s "$dir/repro/$mod.ko" "$dir/repro1/$mod.ko")"
@@ -102,7 +102,7 @@ done
 # Through gpg-agent (MODSECKEY empty, MODKEYNAME): the same bytes.
 make -C "$KDIR" M="$dir/repro" clean >/dev/null 2>&1
 rc=0
-GNUPGHOME=$KEYS/main.home extmod_make "$dir/repro" MODSECKEY= \
+GNUPGHOME=$KEYS/main/home extmod_make "$dir/repro" MODSECKEY= \
 	MODKEYNAME="Test main" || rc=$?
 check "agent: build" 0 "$rc"
 for mod in "${mods[@]}"; do
@@ -119,7 +119,7 @@ rc=0
 (
 	unset MODSECKEY
 	extmod_make "$dir/repro" MODKEYNAME="Test main" \
-		KEYFLAGS="--homedir $KEYS/main.home"
+		KEYFLAGS="--homedir $KEYS/main/home"
 ) || rc=$?
 check "agent, no MODSECKEY: build" 0 "$rc"
 for mod in "${mods[@]}"; do
@@ -133,17 +133,17 @@ rc=0
 (
 	unset MODSECKEY
 	extmod_make "$dir/repro" MODKEYNAME="Test main" \
-		KEYFLAGS="--homedir $KEYS/main.home" MODSIGN_DISCARD=1
+		KEYFLAGS="--homedir $KEYS/main/home" MODSIGN_DISCARD=1
 ) || rc=$?
 check "agent, MODSIGN_DISCARD=1: build" 0 "$rc"
 check "agent, MODSIGN_DISCARD=1: warns that it is ignored" yes \
 	"$(yesno grep -q 'MODSIGN_DISCARD=1 ignored: the modules are signed through gpg-agent' "$dir/repro.log")"
 check "agent, MODSIGN_DISCARD=1: the agent's key is still there" yes \
-	"$(yesno has_secret_key "$KEYS/main.home" "Test main")"
+	"$(yesno has_secret_key "$KEYS/main/home" "Test main")"
 
 # modules_install installs them unchanged, INSTALL_MOD_STRIP or not.
 inst=$dir/install
-make -C "$KDIR" M="$dir/repro" MODSECKEY="$KEYS/main.sec" \
+make -C "$KDIR" M="$dir/repro" MODSECKEY="$KEYS/main/sec" \
 	INSTALL_MOD_PATH="$inst" INSTALL_MOD_STRIP=1 modules_install \
 	>"$dir/install.log" 2>&1
 for mod in "${mods[@]}"; do
@@ -167,12 +167,12 @@ while IFS='|' read -r label arg reason; do
 	no_signed_module "$m" "$label"
 done <<EOF_CASES
 missing-key|MODSECKEY=$dir/nonexistent.sec|MODSECKEY '$dir/nonexistent.sec' does not exist
-expired-key|MODSECKEY=$KEYS/expired.sec|key has expired
-corrupt-key|MODSECKEY=$KEYS/main.pub|secret key not available
+expired-key|MODSECKEY=$KEYS/expired/sec|key has expired
+corrupt-key|MODSECKEY=$KEYS/main/pub|secret key not available
 garbage-key|MODSECKEY=$KDIR/modules.order|$KDIR/modules.order: not a usable OpenPGP secret key: corrupt packet at offset 0
-cannot-sign|MODSECKEY=$KEYS/encrypt.sec|key is not signing-capable
-ed25519-key|MODSECKEY=$KEYS/ed25519.sec|EdDSA (ed25519)
-dsa-key|MODSECKEY=$KEYS/dsa.sec|the kernel can only verify RSA keys of 2048 to 4096 bits
+cannot-sign|MODSECKEY=$KEYS/encrypt/sec|key is not signing-capable
+ed25519-key|MODSECKEY=$KEYS/ed25519/sec|EdDSA (ed25519)
+dsa-key|MODSECKEY=$KEYS/dsa/sec|the kernel can only verify RSA keys of 2048 to 4096 bits
 EOF_CASES
 
 # No eu-strip in PATH.
@@ -183,16 +183,16 @@ for t in /usr/bin/* /usr/local/bin/*; do
 done
 m=$dir/err-eu-strip
 rc=0
-PATH=$fake:/usr/sbin:/sbin extmod "$m" MODSECKEY="$KEYS/main.sec" || rc=$?
+PATH=$fake:/usr/sbin:/sbin extmod "$m" MODSECKEY="$KEYS/main/sec" || rc=$?
 check "no eu-strip: build fails" yes "$([ "$rc" -ne 0 ] && echo yes || echo no)"
 check "no eu-strip: message" yes "$(yesno grep -q "'eu-strip' not found" "$m.log")"
 no_signed_module "$m" "no eu-strip"
 
 # MODSIGN_DISCARD=1: the key is gone after signing; later signing says so.
-cp "$KEYS/main.sec" "$dir/discard.sec"
+cp "$KEYS/main/sec" "$dir/discard.sec"
 m=$dir/discard
 extmod "$m" MODSECKEY="$dir/discard.sec" MODSIGN_DISCARD=1
-signed_ok "$m" "$KEYS/main.pub" "discard"
+signed_ok "$m" "$KEYS/main/pub" "discard"
 check "discard: key deleted" no "$(yesno test -e "$dir/discard.sec")"
 check "discard: DISCARD line" 1 "$(grep -c "DISCARD $dir/discard.sec" "$m.log" || :)"
 extmod_make "$m" MODSECKEY="$dir/discard.sec"

@@ -8,27 +8,12 @@
 . "$(dirname "$0")/helpers.bash"
 
 dir=$(scratch keys)
-mkkey expired rsa2048 sign seconds=1
-mkkey revoked rsa2048 sign never
-mkkey encrypt rsa2048 encr never
-mkkey ed25519 ed25519 sign never
-mkkey dsa dsa2048 sign never
-mkkey rsa1024 rsa1024 sign never
-sleep 1
-
-# The revocation certificate gpg made, imported once.
-if ! gpg --homedir "$KEYS/revoked.home" --batch --with-colons --list-keys |
-	grep -q '^pub:r:'; then
-	sed 's/^:-----/-----/' "$KEYS/revoked.home/openpgp-revocs.d/$(fpr revoked).rev" |
-		gpg --homedir "$KEYS/revoked.home" --batch --import 2>/dev/null
-	gpg --homedir "$KEYS/revoked.home" --batch --export-secret-keys \
-		>"$KEYS/revoked.sec"
-fi
+usekey expired selfrevoked encrypt ed25519 dsa rsa1024
 
 # RSA-8192 takes minutes to generate: done once and cached in $KEYS.
 # MODSIGN_TEST_RSA8192=0 skips it.
 if [ "${MODSIGN_TEST_RSA8192:-1}" = 1 ]; then
-	mkkey rsa8192 rsa8192 sign never
+	usekey rsa8192
 fi
 
 # Fixed garbage, so the case fails or passes the same way on every run:
@@ -42,17 +27,17 @@ while len(out) < 3000:
     out += block
 sys.stdout.buffer.write(b'\\x17' + out[:2999])" >"$dir/garbage.sec"
 # A detached signature passed as the key file: packets, but no key first.
-printf 'x' | gpg --homedir "$KEYS/main.home" --batch --detach-sign \
+printf 'x' | gpg --homedir "$KEYS/main/home" --batch --detach-sign \
 	>"$dir/detached.sec"
 : >"$dir/empty.sec"
-gpg --homedir "$KEYS/main.home" --batch --armor --export-secret-keys \
+gpg --homedir "$KEYS/main/home" --batch --armor --export-secret-keys \
 	>"$dir/armored.sec"
 python3 -c "
 import sys
 d = bytearray(open(sys.argv[1], 'rb').read())
 d[600] ^= 0x55      # inside the secret MPIs: the checksum fails
-open(sys.argv[2], 'wb').write(d)" "$KEYS/main.sec" "$dir/flipped.sec"
-cp "$KEYS/main.pub" "$dir/public.sec"
+open(sys.argv[2], 'wb').write(d)" "$KEYS/main/sec" "$dir/flipped.sec"
+cp "$KEYS/main/pub" "$dir/public.sec"
 
 src=$(sample_module)
 
@@ -85,7 +70,7 @@ empty.sec|4|no OpenPGP key
 armored.sec|4|gpg --dearmor
 flipped.sec|4|checksum
 expired|5|key has expired
-revoked|6|key is revoked
+selfrevoked|6|key is revoked
 encrypt|7|not signing-capable
 ed25519|8|EdDSA (ed25519)
 dsa|8|DSA 2048
@@ -96,18 +81,18 @@ EOF_CASES
 
 # Expiry is judged by the real clock, even when SOURCE_DATE_EPOCH dates
 # the signature before the key expired: the kernel would refuse it.
-created=$(gpg --homedir "$KEYS/expired.home" --batch --with-colons --list-keys |
+created=$(gpg --homedir "$KEYS/expired/home" --batch --with-colons --list-keys |
 	awk -F: '$1 == "pub" { if (!n++) print $6 }')
 cp "$src" "$dir/m.ko"
 rc=0
-SOURCE_DATE_EPOCH=$created "$SIGN" -k "$KEYS/expired.sec" "$dir/m.ko" 2>/dev/null || rc=$?
+SOURCE_DATE_EPOCH=$created "$SIGN" -k "$KEYS/expired/sec" "$dir/m.ko" 2>/dev/null || rc=$?
 check "expired key, SOURCE_DATE_EPOCH before expiry: refused" 5 "$rc"
 check "expired key, SOURCE_DATE_EPOCH before expiry: module left unsigned" same \
 	"$(cmp -s "$src" "$dir/m.ko" && echo same || echo changed)"
 
 # MODKEYNAME: the key among several, by fingerprint, key ID or user ID.
-mkkey second rsa3072 sign never
-cat "$KEYS/main.sec" "$KEYS/second.sec" >"$dir/two.sec"
+usekey second
+cat "$KEYS/main/sec" "$KEYS/second/sec" >"$dir/two.sec"
 for name in "$(fpr second)" "$(keyid second)" "0x$(keyid second)" "Test second"; do
 	cp "$src" "$dir/m.ko"
 	"$SIGN" -k "$dir/two.sec" -n "$name" "$dir/m.ko"
@@ -125,16 +110,16 @@ check "MODKEYNAME matching nothing" 9 "$rc"
 
 # A module is signed once only.
 cp "$src" "$dir/m.ko"
-"$SIGN" -k "$KEYS/main.sec" "$dir/m.ko"
+"$SIGN" -k "$KEYS/main/sec" "$dir/m.ko"
 signed=$(sha256sum <"$dir/m.ko")
 rc=0
-msg=$("$SIGN" -k "$KEYS/main.sec" "$dir/m.ko" 2>&1) || rc=$?
+msg=$("$SIGN" -k "$KEYS/main/sec" "$dir/m.ko" 2>&1) || rc=$?
 check "already signed: exit status" 12 "$rc"
 check "already signed: message" yes "$(grep -q 'already signed' <<<"$msg" && echo yes || echo no)"
 check "already signed: module untouched" "$signed" "$(sha256sum <"$dir/m.ko")"
 cp "$src" "$dir/m.ko.unsigned"
 rc=0
-"$SIGN" -k "$KEYS/main.sec" "$dir/m.ko.unsigned" 2>/dev/null || rc=$?
+"$SIGN" -k "$KEYS/main/sec" "$dir/m.ko.unsigned" 2>/dev/null || rc=$?
 check "never writes foo.ko.unsigned" 1 "$rc"
 
 finish

@@ -12,8 +12,6 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=helpers.bash
 . "$(dirname "$0")/helpers.bash"
-# shellcheck source=../testkeys.sh
-. "$(dirname "$0")/../testkeys.sh"
 
 SIGN=${PGP_SIGN:-$SIGN}
 dir=$(scratch signer-safety)
@@ -31,101 +29,37 @@ else
 		gcc -c -x c - -o "$src"
 fi
 
-# safety_key NAME: make (once) the special keys of this test in
-# $KEYS/NAME.{sec,pub,home}, serialised with the other scripts by a lock.
-safety_key() {
-	gpg_homes+=("$KEYS/$1.home")
-	{
-		flock 9
-		safety_key_locked "$1"
-	} 9>"$KEYS/.lock"
-}
-
-safety_key_locked() {
-	local name=$1 home=$KEYS/$1.home fpr sub
-	[ -s "$KEYS/$name.sec" ] && [ -s "$KEYS/$name.pub" ] && return 0
-	rm -rf "$home"
-	mkdir -p "$home"
-	chmod 700 "$home"
-	case "$name" in
-	safety-reselfsig)
-		# created 2021-01-01, signing subkey 2021-06-01, primary
-		# self-signature renewed 2022-01-01, subkey binding 2022-06-01
-		gpg_batch "$home" --faked-system-time 20210101T000000 \
-			--quick-gen-key "Test $name <$name@modsign.test>" rsa2048 cert,sign never
-		fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
-		gpg_batch "$home" --faked-system-time 20210601T000000 \
-			--quick-add-key "$fpr" rsa2048 sign never
-		sub=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (n++ == 1) print $10 }')
-		gpg_batch "$home" --faked-system-time 20220101T000000 \
-			--quick-set-expire "$fpr" 0
-		gpg_batch "$home" --faked-system-time 20220601T000000 \
-			--quick-set-expire "$fpr" 0 "$sub"
-		;;
-	safety-rsa2560)
-		gpg_batch "$home" --quick-gen-key "Test $name <$name@modsign.test>" rsa2560 sign never
-		;;
-	safety-edprimary)
-		# an Ed25519 primary certifying an RSA-2048 signing subkey
-		gpg_batch "$home" --quick-gen-key "Test $name <$name@modsign.test>" ed25519 cert never
-		fpr=$(gpg_batch "$home" --with-colons --list-keys | awk -F: '/^fpr/ { if (!n++) print $10 }')
-		gpg_batch "$home" --quick-add-key "$fpr" rsa2048 sign never
-		;;
-	esac
-	gpg_batch "$home" --export-secret-keys >"$KEYS/$name.sec.tmp"
-	gpg_batch "$home" --export >"$KEYS/$name.pub"
-	mv "$KEYS/$name.sec.tmp" "$KEYS/$name.sec"
-}
-
 # corrupt_secret IN OUT MPI FIX: OUT is the unprotected secret key export
 # IN with a byte in the middle of secret MPI number MPI (0 d, 1 p, 2 q,
 # 3 u) of its first key packet inverted; with FIX=1 the checksum after
 # the secret MPIs is recomputed, so that only a check of the numbers
 # themselves can tell.
 corrupt_secret() {
-	perl -e '
-		my ($in, $out, $which, $fix) = @ARGV;
-		open(my $f, "<:raw", $in) or die "$in: $!\n";
-		local $/; my $d = <$f>;
-		my $c = ord(substr($d, 0, 1));
-		my ($tag, $off, $len);
-		if ($c & 0x40) {
-			$tag = $c & 0x3f;
-			my $l = ord(substr($d, 1, 1));
-			if ($l < 192) { ($off, $len) = (2, $l) }
-			elsif ($l < 224) { ($off, $len) = (3, (($l - 192) << 8) + ord(substr($d, 2, 1)) + 192) }
-			else { ($off, $len) = (6, unpack("N", substr($d, 2, 4))) }
-		} else {
-			$tag = ($c >> 2) & 15;
-			my $lt = $c & 3;
-			if ($lt == 0) { ($off, $len) = (2, ord(substr($d, 1, 1))) }
-			elsif ($lt == 1) { ($off, $len) = (3, unpack("n", substr($d, 1, 2))) }
-			else { ($off, $len) = (5, unpack("N", substr($d, 1, 4))) }
-		}
-		die "$in: first packet is not a secret key\n" unless $tag == 5;
-		my $p = $off + 6;
-		my $mpi = sub {
-			my $bits = unpack("n", substr($d, $p, 2));
-			my $start = $p;
-			$p += 2 + int(($bits + 7) / 8);
-			return $start;
-		};
-		$mpi->() for 1 .. 2;	# n, e
-		die "$in: secret key is protected\n" if ord(substr($d, $p, 1)) != 0;
-		$p++;
-		my $secstart = $p;
-		my @at = map { $mpi->() } 1 .. 4;	# d, p, q, u
-		my $secend = $p;
-		my $bits = unpack("n", substr($d, $at[$which], 2));
-		my $at = $at[$which] + 2 + int(int(($bits + 7) / 8) / 2);
-		substr($d, $at, 1) = chr(ord(substr($d, $at, 1)) ^ 0xff);
-		if ($fix) {
-			my $sum = 0;
-			$sum += ord(substr($d, $_, 1)) for $secstart .. $secend - 1;
-			substr($d, $secend, 2) = pack("n", $sum & 0xffff);
-		}
-		open(my $o, ">:raw", $out) or die "$out: $!\n"; print $o $d;
-	' "$1" "$2" "$3" "$4"
+	python3 - "$tests_dir" "$@" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import modsig
+src, out, which, fix = sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
+d = bytearray(open(src, "rb").read())
+tag, hlen, length = modsig.packet_header(d, 0, src)
+if tag != 5:
+    sys.exit(f"{src}: first packet is not a secret key")
+_, p = modsig.mpi(d, hlen + 6, src)  # n
+_, p = modsig.mpi(d, p, src)  # e
+if d[p] != 0:
+    sys.exit(f"{src}: secret key is protected")
+secstart = p = p + 1
+at = []
+for _ in range(4):  # d, p, q, u
+    at.append(p)
+    _, p = modsig.mpi(d, p, src)
+secend = p
+nbytes = (int.from_bytes(d[at[which]:at[which] + 2], "big") + 7) // 8
+d[at[which] + 2 + nbytes // 2] ^= 0xFF
+if fix:
+    d[secend:secend + 2] = (sum(d[secstart:secend]) & 0xFFFF).to_bytes(2, "big")
+open(out, "wb").write(d)
+PY
 }
 
 # yesno CMD...: "yes" if CMD succeeds, else "no"
@@ -171,7 +105,7 @@ gpg_homes+=("$dir/listhome")
 
 # --- a secret key that does not match its public key ---------------------
 while read -r name mpi fix code why; do
-	corrupt_secret "$KEYS/main.sec" "$dir/$name.sec" "$mpi" "$fix"
+	corrupt_secret "$KEYS/main/sec" "$dir/$name.sec" "$mpi" "$fix"
 	rc=$(sign_status "$dir/$name.sec" "$dir/$name.ko")
 	check "$name: exit status" "$code" "$rc"
 	check "$name: message names the key file and the reason" yes \
@@ -185,7 +119,7 @@ corrupt-u-fixed-checksum 3 1 13 does.not.match
 EOF_CASES
 
 # Nothing is written in a batch either, whatever the job count.
-corrupt_secret "$KEYS/main.sec" "$dir/batch.sec" 0 1
+corrupt_secret "$KEYS/main/sec" "$dir/batch.sec" 0 1
 mkdir -p "$dir/batch"
 for i in 1 2 3 4; do cp "$src" "$dir/batch/m$i.ko"; done
 rc=0
@@ -199,8 +133,8 @@ check "corrupt key, batch of 4, 2 jobs: no module written" 0 "$n"
 # with a wrong d is refused by the agent itself (exit status 10); a
 # consistent secret key that is not the one of the public key is not:
 # the agent is given another key under the keygrip of "main".
-mkkey safety-other rsa2048 sign never
-cp -r "$KEYS/main.home" "$dir/agenthome"
+usekey safety-other
+cp -r "$KEYS/main/home" "$dir/agenthome"
 rm -f "$dir/agenthome"/S.* "$dir/agenthome"/*.lock
 gpg_homes+=("$dir/agenthome")
 grips() {
@@ -208,7 +142,7 @@ grips() {
 		--list-secret-keys 2>/dev/null | awk -F: '/^grp/ { print $10; exit }'
 }
 grip=$(grips "$dir/agenthome")
-cp "$KEYS/safety-other.home/private-keys-v1.d/$(grips "$KEYS/safety-other.home").key" \
+cp "$KEYS/safety-other/home/private-keys-v1.d/$(grips "$KEYS/safety-other/home").key" \
 	"$dir/agenthome/private-keys-v1.d/$grip.key"
 cp "$src" "$dir/agent.ko"
 rc=0
@@ -229,55 +163,55 @@ check "expired key: message names the key file" yes \
 	"$(grep -qF "$exp/sec" "$dir/expired.ko.err" && echo yes || echo no)"
 
 # --- signature time clamped to the newest self-signature / binding -------
-safety_key safety-reselfsig
+usekey safety-reselfsig
 # the primary's newest self-signature is 2022-01-01, the subkey's binding 2022-06-01
 for sel in subkey primary; do
 	if [ "$sel" = primary ]; then
 		opt=(-n "$(fpr safety-reselfsig)!")
-		newest=$(newest_selfsig "$KEYS/safety-reselfsig.pub" '0x1[0-3f]')
+		newest=$(newest_selfsig "$KEYS/safety-reselfsig/pub" '0x1[0-3f]')
 		check "reselfsig key: newest self-signature of the primary is 2022-01-01" 1640995200 "$newest"
 	else
 		opt=()
-		newest=$(newest_selfsig "$KEYS/safety-reselfsig.pub" '0x1[0-38f]')
+		newest=$(newest_selfsig "$KEYS/safety-reselfsig/pub" '0x1[0-38f]')
 		check "reselfsig key: newest binding of the subkey is 2022-06-01" 1654041600 "$newest"
 	fi
-	rc=$(SOURCE_DATE_EPOCH=1500000000 sign_status "$KEYS/safety-reselfsig.sec" \
+	rc=$(SOURCE_DATE_EPOCH=1500000000 sign_status "$KEYS/safety-reselfsig/sec" \
 		"$dir/clamp-$sel.ko" "${opt[@]}")
 	check "clamp, $sel: signs" 0 "$rc"
 	t=$(sig_created "$dir/clamp-$sel.ko")
 	check "clamp, $sel: creation time >= its newest self-signature ($newest)" yes \
 		"$([ "${t:-0}" -ge "$newest" ] && echo yes || echo "no ($t)")"
 	check "clamp, $sel: pgp-verify" valid \
-		"$(verify_outcome "$KEYS/safety-reselfsig.pub" "$dir/clamp-$sel.ko")"
+		"$(verify_outcome "$KEYS/safety-reselfsig/pub" "$dir/clamp-$sel.ko")"
 	check "clamp, $sel: gpgv accepts" yes \
-		"$(gpgv_ok "$KEYS/safety-reselfsig.pub" "$dir/clamp-$sel.ko" "$dir" && echo yes || echo no)"
+		"$(gpgv_ok "$KEYS/safety-reselfsig/pub" "$dir/clamp-$sel.ko" "$dir" && echo yes || echo no)"
 done
 # A SOURCE_DATE_EPOCH after all of them is kept as it is.
-rc=$(SOURCE_DATE_EPOCH=1700000000 sign_status "$KEYS/safety-reselfsig.sec" "$dir/clamp-late.ko")
+rc=$(SOURCE_DATE_EPOCH=1700000000 sign_status "$KEYS/safety-reselfsig/sec" "$dir/clamp-late.ko")
 check "clamp: a later SOURCE_DATE_EPOCH is kept" "0 1700000000" "$rc $(sig_created "$dir/clamp-late.ko")"
 
 # --- hashes and keys the kernel refuses ---------------------------------
 for hash in sha1 sha224; do
-	rc=$(sign_status "$KEYS/main.sec" "$dir/$hash.ko" -a "$hash")
+	rc=$(sign_status "$KEYS/main/sec" "$dir/$hash.ko" -a "$hash")
 	check "--hash $hash: refused" 14 "$rc"
 	check "--hash $hash: message" yes \
 		"$(grep -q "kernel refuses.*$hash" "$dir/$hash.ko.err" && echo yes || echo no)"
 	check "--hash $hash: module not written" yes "$(yesno untouched "$dir/$hash.ko")"
 done
 for hash in sha256 sha384 sha512; do
-	rc=$(sign_status "$KEYS/main.sec" "$dir/$hash.ko" -a "$hash")
-	check "--hash $hash: signs, valid" "0 valid" "$rc $(verify_outcome "$KEYS/main.pub" "$dir/$hash.ko")"
+	rc=$(sign_status "$KEYS/main/sec" "$dir/$hash.ko" -a "$hash")
+	check "--hash $hash: signs, valid" "0 valid" "$rc $(verify_outcome "$KEYS/main/pub" "$dir/$hash.ko")"
 done
 
-safety_key safety-rsa2560
-rc=$(sign_status "$KEYS/safety-rsa2560.sec" "$dir/rsa2560.ko")
+usekey safety-rsa2560
+rc=$(sign_status "$KEYS/safety-rsa2560/sec" "$dir/rsa2560.ko")
 check "RSA-2560 key (modulus of 320 octets): refused" 8 "$rc"
 check "RSA-2560 key: message names the key" yes \
 	"$(grep -qiF "$(keyid safety-rsa2560)" "$dir/rsa2560.ko.err" && echo yes || echo no)"
 check "RSA-2560 key: module not written" yes "$(yesno untouched "$dir/rsa2560.ko")"
 
-safety_key safety-edprimary
-rc=$(sign_status "$KEYS/safety-edprimary.sec" "$dir/edprimary.ko")
+usekey safety-edprimary
+rc=$(sign_status "$KEYS/safety-edprimary/sec" "$dir/edprimary.ko")
 check "RSA subkey of an Ed25519 primary: refused" 8 "$rc"
 check "RSA subkey of an Ed25519 primary: module not written" yes \
 	"$(yesno untouched "$dir/edprimary.ko")"
@@ -331,7 +265,7 @@ batch_kill() {
 	done
 	bad=0
 	if [ "${#signed[@]}" -gt 0 ]; then
-		bad=$("$VERIFY" --keyring "${KPUBKEY:-$KEYS/main.pub}" "${signed[@]}" 2>&1 |
+		bad=$("$VERIFY" --keyring "${KPUBKEY:-$KEYS/main/pub}" "${signed[@]}" 2>&1 |
 			grep -vc ': valid' || :)
 	fi
 	echo "# $name: $n1 of 300 modules signed when killed"
@@ -344,14 +278,14 @@ batch_kill() {
 	rm -rf "$b"
 }
 for delay in ${DELAYS:-0.3 0.6 1.0}; do
-	batch_kill "SIGTERM after ${delay}s" TERM "$delay" -k "$KEYS/main.sec"
-	batch_kill "SIGTERM after ${delay}s, 2 jobs" TERM "$delay" -k "$KEYS/main.sec" -j 2
+	batch_kill "SIGTERM after ${delay}s" TERM "$delay" -k "$KEYS/main/sec"
+	batch_kill "SIGTERM after ${delay}s, 2 jobs" TERM "$delay" -k "$KEYS/main/sec" -j 2
 done
-batch_kill "SIGINT after 0.5s, 2 jobs" INT 0.5 -k "$KEYS/main.sec" -j 2
-printf '%s\n' 'correct horse battery staple' >"$dir/pass"
-mkkey protected rsa2048 sign never 'correct horse battery staple'
-KPUBKEY=$KEYS/protected.pub batch_kill "SIGTERM after 3s, protected key file" TERM 3 \
-	-k "$KEYS/protected.sec" -P "$dir/pass"
+batch_kill "SIGINT after 0.5s, 2 jobs" INT 0.5 -k "$KEYS/main/sec" -j 2
+printf '%s\n' "$testkey_passphrase" >"$dir/pass"
+usekey protected
+KPUBKEY=$KEYS/protected/pub batch_kill "SIGTERM after 3s, protected key file" TERM 3 \
+	-k "$KEYS/protected/sec" -P "$dir/pass"
 check "protected key file: its agent is gone" 0 \
 	"$(pgrep -f "gpg-agent --homedir $TMPDIR" | wc -l)"
 

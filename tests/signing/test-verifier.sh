@@ -15,8 +15,6 @@
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=helpers.bash
 . "$(dirname "$0")/helpers.bash"
-# shellcheck source=../testkeys.sh
-. "$(dirname "$0")/../testkeys.sh"
 # shellcheck source=../signlib.sh
 . "$(dirname "$0")/../signlib.sh"
 
@@ -30,69 +28,47 @@ skip_reason() {
 }
 
 dir=$(scratch verifier)
-mkkey other rsa2048 sign never
-mkkey expired rsa2048 sign seconds=1
-sleep 1
+usekey other
+usekey expired
 
 src=$(sample_module)
 cp "$src" "$dir/unsigned.ko"
 cp "$src" "$dir/valid.ko"
-"$SIGN" -k "$KEYS/main.sec" "$dir/valid.ko"
+"$SIGN" -k "$KEYS/main/sec" "$dir/valid.ko"
 
-# mutate IN OUT PYTHON: OUT is IN with the bytes d changed by PYTHON.
-mutate() {
-	python3 -c "
-import sys
-d = bytearray(open(sys.argv[1], 'rb').read())
-$3
-open(sys.argv[2], 'wb').write(d)" "$1" "$2"
-}
-
-# The trailer: [sig packet][12-byte info][28-byte magic].
-info=-40
-mutate "$dir/valid.ko" "$dir/body.ko" 'd[200] ^= 1'
-mutate "$dir/valid.ko" "$dir/sig.ko" "d[$info - 1] ^= 1"
-mutate "$dir/valid.ko" "$dir/truncated-end.ko" 'd = d[:-10]'
-mutate "$dir/valid.ko" "$dir/truncated-sig.ko" "d[$info - 50:$info - 40] = b''"
-mutate "$dir/valid.ko" "$dir/siglen.ko" "d[$info + 8:$info + 12] = (len(d) + 1).to_bytes(4, 'big')"
-# hash algorithm 1 (MD5) in the packet: new-format header of 3 octets
-mutate "$dir/valid.ko" "$dir/md5.ko" "
-sl = int.from_bytes(d[$info + 8:$info + 12], 'big')
-d[$info - sl + 3 + 3] = 1"
-mutate "$dir/valid.ko" "$dir/keyid.ko" "
-sl = int.from_bytes(d[$info + 8:$info + 12], 'big')
-d[$info - sl - 1] ^= 1"
+# The trailer's parts and fields by name (tests/modsig.py).
+modsig=$tests_dir/modsig.py
+"$modsig" edit "$dir/valid.ko" "$dir/body.ko" --flip body:200
+"$modsig" edit "$dir/valid.ko" "$dir/sig.ko" --flip sig:-1
+"$modsig" edit "$dir/valid.ko" "$dir/truncated-end.ko" --truncate 10
+"$modsig" edit "$dir/valid.ko" "$dir/truncated-sig.ko" --cut sig:-50:-40
+"$modsig" edit "$dir/valid.ko" "$dir/siglen.ko" \
+	--set sig_len=$(($(stat -c %s "$dir/valid.ko") + 1))
+# hash algorithm 1 (MD5) in the packet: octet 3 of its body, after a
+# new-format header of 3 octets
+"$modsig" edit "$dir/valid.ko" "$dir/md5.ko" --put sig:6=1
+"$modsig" edit "$dir/valid.ko" "$dir/keyid.ko" --flip key_id:-1
 
 # sigmut IN OUT PYTHON: OUT is IN with its signature packet rewritten.
-# PYTHON may change b (the packet body), info (struct module_signature)
-# and hdr (None: a new-format header for the new body; else these bytes);
-# sig_len follows the packet.  Body offsets of the packets pgp-sign makes
-# (module-signing.rst, "Signature format"): 0 version, 4 hashed area length, 6 creation time subpacket,
-# 12 issuer fingerprint subpacket, 35 unhashed area length, 37 issuer key
-# ID subpacket (38 its type, 39 the key ID), 47 quick check, 49 the MPI.
+# PYTHON may change b (the packet body), s (the modsig.Signed module:
+# s.hash, s.id_type, ...) and hdr (None: a new-format header for the new
+# body; else these octets); sig_len follows the packet.  Body offsets of
+# the packets pgp-sign makes (module-signing.rst, "Signature format"):
+# 0 version, 4 hashed area length, 6 creation time subpacket, 12 issuer
+# fingerprint subpacket, 35 unhashed area length, 37 issuer key ID
+# subpacket (38 its type, 39 the key ID), 47 quick check, 49 the MPI.
 sigmut() {
-	python3 -c "
+	python3 - "$tests_dir" "$1" "$2" "$3" <<'PY'
 import sys
-d = open(sys.argv[1], 'rb').read()
-info = bytearray(d[-40:-28])
-sl = int.from_bytes(info[8:12], 'big')
-pkt = d[-40 - sl:-40]
-o1 = pkt[1]
-hl = 2 if o1 < 192 else 3 if o1 < 224 else 6
-b = bytearray(pkt[hl:])
+sys.path.insert(0, sys.argv[1])
+import modsig
+s = modsig.Signed.read(sys.argv[2])
+b = bytearray(s.sig_packet()[1])
 hdr = None
-$3
-if hdr is None:
-    n = len(b)
-    if n < 192:
-        hdr = bytes([0xc2, n])
-    elif n < 8384:
-        hdr = bytes([0xc2, ((n - 192) >> 8) + 192, (n - 192) & 0xff])
-    else:
-        hdr = bytes([0xc2, 255]) + n.to_bytes(4, 'big')
-pkt = hdr + bytes(b)
-info[8:12] = len(pkt).to_bytes(4, 'big')
-open(sys.argv[2], 'wb').write(d[:-40 - sl] + pkt + info + d[-28:])" "$1" "$2"
+exec(sys.argv[4])
+s.set_sig_packet(bytes(b), hdr)
+s.write(sys.argv[3])
+PY
 }
 
 # The kernel's verdicts (crypto/asymmetric_keys/pgp_library.c,
@@ -125,18 +101,16 @@ sigmut "$dir/valid.ko" "$dir/indeterminate.ko" 'hdr = bytes([0x8b])'
 sigmut "$dir/valid.ko" "$dir/oldformat.ko" 'hdr = bytes([0x89]) + len(b).to_bytes(2, "big")'
 # unknown id_type in struct module_signature: mod_check_sig(), ENOPKG
 for t in 3 255; do
-	mutate "$dir/valid.ko" "$dir/idtype$t.ko" "d[$info + 2] = $t"
+	"$modsig" edit "$dir/valid.ko" "$dir/idtype$t.ko" --set id_type=$t
 done
 # ... even when signer_len and key_id_len, which only OpenPGP uses, would
 # run past the start of the file
-mutate "$dir/valid.ko" "$dir/idtype3-lens.ko" "
-d[$info + 2] = 3
-d[$info + 3] = 255
-d[$info + 4] = 255
-d[$info + 8:$info + 12] = (len(d) - 40 - 300).to_bytes(4, 'big')"
+info_at=$("$modsig" show "$dir/valid.ko" | awk '$1 == "info_at" { print $2 }')
+"$modsig" edit "$dir/valid.ko" "$dir/idtype3-lens.ko" --set id_type=3 \
+	--set signer_len=255 --set key_id_len=255 --set sig_len=$((info_at - 300))
 # Order: the information block is checked before the packet is parsed,
 # hash 200 (past HASH_ALGO__LAST) before version 5: EBADMSG
-sigmut "$dir/valid.ko" "$dir/order-hash-version.ko" 'info[1] = 200; b[0] = 5'
+sigmut "$dir/valid.ko" "$dir/order-hash-version.ko" 's.hash = 200; b[0] = 5'
 # an unknown critical subpacket stops the parse before a garbled
 # unhashed area is seen: ENOPKG
 sigmut "$dir/valid.ko" "$dir/order-critical.ko" "
@@ -151,12 +125,12 @@ b[49:51] = (((bits + 7) // 8) * 8 + 1).to_bytes(2, 'big')
 b[51:51] = b'\x01'"
 
 cp "$src" "$dir/expired.ko"
-created=$(gpg --homedir "$KEYS/expired.home" --batch --with-colons --list-keys |
+created=$(gpg --homedir "$KEYS/expired/home" --batch --with-colons --list-keys |
 	awk -F: '$1 == "pub" { if (!n++) print $6 }')
 # pgp-sign refuses an expired key, whatever SOURCE_DATE_EPOCH says: the
 # independent signer makes the signature the key made while it was valid.
 "$(dirname "$0")/../resign-module.py" --created "$created" "$src" \
-	"$KEYS/expired.sec" "$dir/expired.ko"
+	"$KEYS/expired/sec" "$dir/expired.ko"
 
 # PKCS#7, as scripts/sign-file makes it.
 openssl req -new -nodes -utf8 -sha256 -days 36500 -batch -x509 \
@@ -166,17 +140,17 @@ cp "$src" "$dir/pkcs7.ko"
 "$KDIR/scripts/sign-file" sha256 "$dir/x509.pem" "$dir/x509.pem" "$dir/pkcs7.ko"
 
 # A signature packet made by gpg itself: old-format header, more subpackets.
-gpg --homedir "$KEYS/main.home" --batch --digest-algo sha512 \
+gpg --homedir "$KEYS/main/home" --batch --digest-algo sha512 \
 	-o "$dir/gpg.sig" --detach-sign "$src" 2>/dev/null
-python3 - "$src" "$dir/gpg.sig" "$dir/gpg.ko" "$(keyid main)" <<'PY'
-import struct, sys
-body = open(sys.argv[1], 'rb').read()
-sig = open(sys.argv[2], 'rb').read()
-name = b'Test main'
-kid = bytes.fromhex(sys.argv[4])
-info = struct.pack('>BBBBBxxxI', 1, 6, 0, len(name), 8, len(sig))
-open(sys.argv[3], 'wb').write(body + name + kid + sig + info +
-			      b'~Module signature appended~\n')
+python3 - "$tests_dir" "$src" "$dir/gpg.sig" "$dir/gpg.ko" "$(keyid main)" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import modsig
+body = open(sys.argv[2], 'rb').read()
+sig = open(sys.argv[3], 'rb').read()
+modsig.Signed(body, b'Test main', bytes.fromhex(sys.argv[5]), sig,
+              algo=modsig.MODSIG_ALGO_RSA, hash=modsig.HASHES['sha512'][1],
+              id_type=modsig.PKEY_ID_PGP).write(sys.argv[4])
 PY
 check "gpg wrote an old-format signature packet" 89 "$(head -c1 "$dir/gpg.sig" | xxd -p)"
 
@@ -184,26 +158,28 @@ check "gpg wrote an old-format signature packet" 89 "$(head -c1 "$dir/gpg.sig" |
 # Python integers, no OpenSSL or gpg), with what pgp-sign never writes:
 # an issuer named by key ID only, a signature expiration time.
 resign="$(dirname "$0")/../resign-module.py"
-# pgp-sign's creation time: packet body offset 8 (module-signing.rst, "Signature format"), after a
-# new-format header of 2 or 3 octets
-created=$(perl "$EXTRACT" -s "$dir/valid.ko" 2>/dev/null | python3 -c "
+# pgp-sign's creation time: packet body offset 8 (module-signing.rst,
+# "Signature format")
+created=$(python3 - "$tests_dir" "$dir/valid.ko" <<'PY'
 import sys
-p = sys.stdin.buffer.read()
-h = 2 if p[1] < 192 else 3
-print(int.from_bytes(p[h + 8:h + 12], 'big'))")
-"$resign" --created "$created" "$dir/valid.ko" "$KEYS/main.sec" "$dir/resigned.ko"
+sys.path.insert(0, sys.argv[1])
+import modsig
+print(int.from_bytes(modsig.Signed.read(sys.argv[2]).sig_packet()[1][8:12], 'big'))
+PY
+)
+"$resign" --created "$created" "$dir/valid.ko" "$KEYS/main/sec" "$dir/resigned.ko"
 if cmp -s "$dir/valid.ko" "$dir/resigned.ko"; then
 	pass "an independent signer makes pgp-sign's module byte for byte"
 else
 	fail "an independent signer makes pgp-sign's module byte for byte" \
 		"$(cmp "$dir/valid.ko" "$dir/resigned.ko" 2>&1)"
 fi
-"$resign" --no-issuer-fpr "$dir/valid.ko" "$KEYS/main.sec" "$dir/keyid-only.ko"
-"$resign" --created $(($(date +%s) - 2)) --expires 1 "$dir/valid.ko" "$KEYS/main.sec" \
+"$resign" --no-issuer-fpr "$dir/valid.ko" "$KEYS/main/sec" "$dir/keyid-only.ko"
+"$resign" --created $(($(date +%s) - 2)) --expires 1 "$dir/valid.ko" "$KEYS/main/sec" \
 	"$dir/sig-expired.ko"
-"$resign" --expires 315360000 "$dir/valid.ko" "$KEYS/main.sec" "$dir/sig-unexpired.ko"
+"$resign" --expires 315360000 "$dir/valid.ko" "$KEYS/main/sec" "$dir/sig-unexpired.ko"
 for name in keyid-only sig-unexpired; do
-	if gpgv_ok "$KEYS/main.pub" "$dir/$name.ko" "$dir"; then
+	if gpgv_ok "$KEYS/main/pub" "$dir/$name.ko" "$dir"; then
 		pass "$name: gpgv accepts the signature"
 	else
 		fail "$name: gpgv accepts the signature"
@@ -212,7 +188,7 @@ done
 
 # name expected-outcome expected-status [keyring]
 while read -r name outcome status ring; do
-	ring=$KEYS/${ring:-main}.pub
+	ring=$KEYS/${ring:-main}/pub
 	check "$name: outcome" "$outcome" "$(verify_outcome "$ring" "$dir/$name.ko")"
 	check "$name: exit status" "$status" "$(verify_status "$ring" "$dir/$name.ko")"
 done <<'EOF_CASES'
@@ -277,18 +253,18 @@ done
 # SHA-1 and SHA-224 module signatures: ENOPKG, whether the packet or only
 # the trailer's hash field names them.
 for h in sha1 sha224; do
-	"$resign" --hash "$h" "$dir/valid.ko" "$KEYS/main.sec" "$dir/hash-$h.ko"
+	"$resign" --hash "$h" "$dir/valid.ko" "$KEYS/main/sec" "$dir/hash-$h.ko"
 	check "$h module signature: outcome" unsupported \
-		"$(verify_outcome "$KEYS/main.pub" "$dir/hash-$h.ko")"
+		"$(verify_outcome "$KEYS/main/pub" "$dir/hash-$h.ko")"
 	check "$h module signature: exit status" 14 \
-		"$(verify_status "$KEYS/main.pub" "$dir/hash-$h.ko")"
+		"$(verify_status "$KEYS/main/pub" "$dir/hash-$h.ko")"
 done
-"$resign" --hash sha512 "$dir/valid.ko" "$KEYS/main.sec" "$dir/hash-sha512.ko"
+"$resign" --hash sha512 "$dir/valid.ko" "$KEYS/main/sec" "$dir/hash-sha512.ko"
 check "sha512 module signature (independent signer)" valid \
-	"$(verify_outcome "$KEYS/main.pub" "$dir/hash-sha512.ko")"
-sigmut "$dir/valid.ko" "$dir/trailer-sha1.ko" 'info[1] = 2'
+	"$(verify_outcome "$KEYS/main/pub" "$dir/hash-sha512.ko")"
+sigmut "$dir/valid.ko" "$dir/trailer-sha1.ko" 's.hash = 2'
 check "SHA-1 in the trailer's hash field only: outcome" unsupported \
-	"$(verify_outcome "$KEYS/main.pub" "$dir/trailer-sha1.ko")"
+	"$(verify_outcome "$KEYS/main/pub" "$dir/trailer-sha1.ko")"
 
 # Keys the kernel does not load (tests/testkeys.sh): the reason, in the
 # words of its log, and what a module signed with the key comes to.
@@ -333,7 +309,7 @@ check "unknown-key detail names the reason" \
 		2>/dev/null | sed 's/^[^:]*: unknown-key: //')"
 
 # The same key twice: the second is not loaded, the first still verifies.
-cat "$KEYS/main.pub" "$KEYS/main.pub" >"$dir/twice.pub"
+cat "$KEYS/main/pub" "$KEYS/main/pub" >"$dir/twice.pub"
 check "key ID used twice: skip reason" "key ID already in use" \
 	"$(skip_reason "$dir/twice.pub" "$(keyid main | tr A-F a-f)")"
 check "key ID used twice: module outcome" valid \
@@ -369,16 +345,16 @@ pubring_case() {
 	check "--check-pubring $name: exit status" "$status" "$rc"
 	check "--check-pubring $name: message" "$why" "$err"
 }
-pubring_case "public export" "$KEYS/main.pub" 0 ""
+pubring_case "public export" "$KEYS/main/pub" 0 ""
 pubring_case "public keyring with subkeys" "$(testkey subkeyed)/pub" 0 ""
-pubring_case "secret export" "$KEYS/main.sec" 4 \
-	"pgp-verify: $KEYS/main.sec: holds a secret key packet: a public keyring must never hold secret keys"
-cat "$KEYS/main.pub" "$KEYS/main.sec" >"$dir/mixed.pub"
+pubring_case "secret export" "$KEYS/main/sec" 4 \
+	"pgp-verify: $KEYS/main/sec: holds a secret key packet: a public keyring must never hold secret keys"
+cat "$KEYS/main/pub" "$KEYS/main/sec" >"$dir/mixed.pub"
 pubring_case "public keyring with a secret key appended" "$dir/mixed.pub" 4 \
 	"pgp-verify: $dir/mixed.pub: holds a secret key packet: a public keyring must never hold secret keys"
 pubring_case "a module" "$dir/valid.ko" 4 \
 	"pgp-verify: $dir/valid.ko: not an OpenPGP keyring: corrupt packet at offset 0"
-gpg --homedir "$KEYS/main.home" --batch --armor --export >"$dir/armored.pub" 2>/dev/null
+gpg --homedir "$KEYS/main/home" --batch --armor --export >"$dir/armored.pub" 2>/dev/null
 pubring_case "armored keyring" "$dir/armored.pub" 4 \
 	"pgp-verify: $dir/armored.pub: not an OpenPGP keyring: ASCII-armored; convert it with 'gpg --dearmor'"
 : >"$dir/empty.pub"
@@ -389,7 +365,7 @@ pubring_case "missing file" "$dir/nonexistent" 3 \
 
 # Several modules: one line each, the status of the first bad one.
 rc=0
-out=$("$VERIFY" --keyring "$KEYS/main.pub" "$dir/valid.ko" "$dir/body.ko" \
+out=$("$VERIFY" --keyring "$KEYS/main/pub" "$dir/valid.ko" "$dir/body.ko" \
 	"$dir/unsigned.ko") || rc=$?
 check "several modules: exit status of the first failure" 12 "$rc"
 check "several modules: one line each" 3 "$(wc -l <<<"$out")"
