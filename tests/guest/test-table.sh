@@ -80,14 +80,19 @@ for k in unbound nobacksig; do
 	"$resign" --key "$(testkey_ids "$k" | sed -n 2p)" "$body" "$(testkey "$k")/sec" "$mods/$k.ko"
 done
 
-# The behaviour table, one row per module variant:
-#   CASE  PERMISSIVE  ENFORCE  WHY  [KEY REASON[; KEY REASON]...]
-# PERMISSIVE and ENFORCE (also the MODULE_SIG_FORCE kernel): "OK:0" loads
-# untainted, "OK:E" loads and sets the unsigned-module taint, anything
-# else is the errno ("|" between several allowed).  A permissive OK:E row
-# gets a boot of its own (the taint would carry over).
-# WHY: the kernel log line that must explain a refused or tainting load
-# (see why), "-" for none.
+# The behaviour table, one line per module variant and mode, and one for
+# the keys a variant needs:
+#   CASE  permissive|enforce  RESULT  [LOG]
+#   CASE  keys  KEY REASON[; KEY REASON]...
+# enforce is module.sig_enforce=1 and the MODULE_SIG_FORCE kernel alike.
+# RESULT: "OK:0" loads untainted, "OK:E" loads and sets the
+# unsigned-module taint, anything else is the errno ("|" between several
+# allowed).  A permissive OK:E case gets a boot of its own (the taint
+# would carry over).
+# LOG: the kernel's line (after "crc7: ") that must explain a refused or
+# tainting load, " | " between several allowed; the errno in it is the
+# signature check's own (ENODATA 61, ENOPKG 65, EBADMSG 74, ENOKEY 126,
+# EKEYEXPIRED 127, EKEYREJECTED 129).  None for an untainted load.
 # KEY REASON: what the boot log must say of a built-in key, KEY being
 # NAME:N, the Nth key of test key NAME (1 its primary, 2 its first
 # subkey): REASON "loaded" for "PGP: Loaded OpenPGP key '...: <key ID>'"
@@ -96,40 +101,89 @@ done
 # in /proc/keys).
 expect() {
 	cat <<'TABLE'
-valid        OK:0          OK:0          -
-subkey       OK:0          OK:0          -            subkeyed:2 loaded
-pkcs7        OK:0          OK:0          -
-body-flip    EKEYREJECTED  EKEYREJECTED  bad
-sig-flip     EKEYREJECTED|EBADMSG EKEYREJECTED|EBADMSG bad|corrupt
-expired      EKEYEXPIRED   EKEYEXPIRED   expired
-keyid-only   OK:0          OK:0          -
-sig-expired  EKEYEXPIRED   EKEYEXPIRED   expired
-sig-unexpired OK:0         OK:0          -
-truncated    EBADMSG       EBADMSG       corrupt
-siglen-past  EBADMSG       EBADMSG       corrupt
-unsigned     OK:E          EKEYREJECTED  unsigned
-unknown      OK:E          EKEYREJECTED  nokey
-revoked      OK:E          EKEYREJECTED  nokey        revoked:1 revoked
-subkey-revoked OK:E        EKEYREJECTED  nokey        subrevoked:2 revoked; subrevoked:1 loaded
-sha512       OK:0          OK:0          -
-sha1         ENOPKG        ENOPKG        nopkg
-sha224       ENOPKG        ENOPKG        nopkg
-rsa1024      OK:E          EKEYREJECTED  nokey        rsa1024:1 unsupported key
-unbound      OK:E          EKEYREJECTED  nokey        unbound:2 no valid binding signature; unbound:1 loaded
-nobacksig    OK:E          EKEYREJECTED  nokey        nobacksig:2 no valid primary-key binding; nobacksig:1 loaded
-critself     OK:E          EKEYREJECTED  nokey        critself:1 self-signature cannot be checked
-eddsaself    OK:E          EKEYREJECTED  nokey        eddsaself:1 self-signature cannot be checked
-badselfsig   OK:E          EKEYREJECTED  nokey        badselfsig:1 no valid self-signature
-sha1self     OK:E          EKEYREJECTED  nokey        sha1self:1 self-signature cannot be checked
-forgedrev    OK:0          OK:0          -            forgedrev:1 loaded
-stripped     OK:E          EKEYREJECTED  unsigned
-valid-again  OK:0          OK:0          -
+valid          permissive OK:0
+valid          enforce    OK:0
+subkey         permissive OK:0
+subkey         enforce    OK:0
+subkey         keys       subkeyed:2 loaded
+pkcs7          permissive OK:0
+pkcs7          enforce    OK:0
+body-flip      permissive EKEYREJECTED         Loading of module with a bad signature is rejected (-129)
+body-flip      enforce    EKEYREJECTED         Loading of module with a bad signature is rejected (-129)
+sig-flip       permissive EKEYREJECTED|EBADMSG Loading of module with a bad signature is rejected (-129) | Loading of module with a corrupt signature is rejected (-74)
+sig-flip       enforce    EKEYREJECTED|EBADMSG Loading of module with a bad signature is rejected (-129) | Loading of module with a corrupt signature is rejected (-74)
+expired        permissive EKEYEXPIRED          Loading of module signed with an expired key or signature is rejected (-127)
+expired        enforce    EKEYEXPIRED          Loading of module signed with an expired key or signature is rejected (-127)
+keyid-only     permissive OK:0
+keyid-only     enforce    OK:0
+sig-expired    permissive EKEYEXPIRED          Loading of module signed with an expired key or signature is rejected (-127)
+sig-expired    enforce    EKEYEXPIRED          Loading of module signed with an expired key or signature is rejected (-127)
+sig-unexpired  permissive OK:0
+sig-unexpired  enforce    OK:0
+truncated      permissive EBADMSG              Loading of module with a corrupt signature is rejected (-74)
+truncated      enforce    EBADMSG              Loading of module with a corrupt signature is rejected (-74)
+siglen-past    permissive EBADMSG              Loading of module with a corrupt signature is rejected (-74)
+siglen-past    enforce    EBADMSG              Loading of module with a corrupt signature is rejected (-74)
+unsigned       permissive OK:E                 module verification failed: signature and/or required key missing - tainting kernel
+unsigned       enforce    EKEYREJECTED         Loading of unsigned module is rejected (-61)
+unknown        permissive OK:E                 Loading module with unavailable key (-126)
+unknown        enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+revoked        permissive OK:E                 Loading module with unavailable key (-126)
+revoked        enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+revoked        keys       revoked:1 revoked
+subkey-revoked permissive OK:E                 Loading module with unavailable key (-126)
+subkey-revoked enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+subkey-revoked keys       subrevoked:2 revoked; subrevoked:1 loaded
+sha512         permissive OK:0
+sha512         enforce    OK:0
+sha1           permissive ENOPKG               Loading of module with unsupported crypto is rejected (-65)
+sha1           enforce    ENOPKG               Loading of module with unsupported crypto is rejected (-65)
+sha224         permissive ENOPKG               Loading of module with unsupported crypto is rejected (-65)
+sha224         enforce    ENOPKG               Loading of module with unsupported crypto is rejected (-65)
+rsa1024        permissive OK:E                 Loading module with unavailable key (-126)
+rsa1024        enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+rsa1024        keys       rsa1024:1 unsupported key
+unbound        permissive OK:E                 Loading module with unavailable key (-126)
+unbound        enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+unbound        keys       unbound:2 no valid binding signature; unbound:1 loaded
+nobacksig      permissive OK:E                 Loading module with unavailable key (-126)
+nobacksig      enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+nobacksig      keys       nobacksig:2 no valid primary-key binding; nobacksig:1 loaded
+critself       permissive OK:E                 Loading module with unavailable key (-126)
+critself       enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+critself       keys       critself:1 self-signature cannot be checked
+eddsaself      permissive OK:E                 Loading module with unavailable key (-126)
+eddsaself      enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+eddsaself      keys       eddsaself:1 self-signature cannot be checked
+badselfsig     permissive OK:E                 Loading module with unavailable key (-126)
+badselfsig     enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+badselfsig     keys       badselfsig:1 no valid self-signature
+sha1self       permissive OK:E                 Loading module with unavailable key (-126)
+sha1self       enforce    EKEYREJECTED         Loading of module with unavailable key is rejected (-126)
+sha1self       keys       sha1self:1 self-signature cannot be checked
+forgedrev      permissive OK:0
+forgedrev      enforce    OK:0
+forgedrev      keys       forgedrev:1 loaded
+stripped       permissive OK:E                 module verification failed: signature and/or required key missing - tainting kernel
+stripped       enforce    EKEYREJECTED         Loading of unsigned module is rejected (-61)
+valid-again    permissive OK:0
+valid-again    enforce    OK:0
 TABLE
 }
 
-# column CASE N: field N of CASE's row
-column() {
-	expect | awk -v c="$1" -v k="$2" '$1 == c { print $k }'
+# cases: the table's variants, in order
+cases() {
+	expect | awk '!seen[$1]++ { print $1 }'
+}
+
+# result CASE MODE: the RESULT of CASE in MODE
+result() {
+	expect | awk -v c="$1" -v m="$2" '$1 == c && $2 == m { print $3 }'
+}
+
+# reason CASE MODE: the LOG of CASE in MODE
+reason() {
+	expect | awk -v c="$1" -v m="$2" '$1 == c && $2 == m { $1 = $2 = $3 = ""; sub(/^ +/, ""); print }'
 }
 
 # outcome RESULT TAINT: the table's notation for what the guest saw
@@ -145,13 +199,13 @@ outcome() {
 	fi
 }
 
-# judge LABEL LOG CASE COLUMN: the PASS/FAIL lines for the case in that
+# judge LABEL LOG CASE MODE: the PASS/FAIL lines for the case in that
 # boot: its outcome, and the log line that explains it.  What the guest
 # saw is kept in seen[LABEL CASE] for the comparison with pgp-verify.
 declare -A seen
 judge() {
-	local label=$1 log=$2 name=$3 col=$4 want line got
-	want=$(column "$name" "$col")
+	local label=$1 log=$2 name=$3 mode=$4 want line got
+	want=$(result "$name" "$mode")
 	line=$(grep "^CASE $name " "$log" | sed -n 1p || true)
 	if [ -z "$line" ]; then
 		fail "$label $name" "no result in $log"
@@ -167,68 +221,31 @@ judge() {
 	fi
 	# A refused or tainting load must be explained in the log: the
 	# module's name, the reason and the errno of the signature check.
-	local why w found=""
-	why=$(why "$(column "$name" 4)" "$col")
 	# (A row that should load untainted has no such line: its outcome
 	# above is the failure.)
+	local why w found="" lines
+	why=$(reason "$name" "$mode")
 	if [ "$got" != OK:0 ] && [ -n "$why" ]; then
-		IFS='|' read -ra why <<<"$why"
-		for w in "${why[@]}"; do
-			if grep "^KLOG $name: " "$log" | grep -F -- "$w" >/dev/null; then
+		lines=$(grep "^KLOG $name: " "$log" || true)
+		while read -r w; do
+			if grep -F -- "crc7: $w" <<<"$lines" >/dev/null; then
 				found=$w
 			fi
-		done
+		done <<<"${why// | /$'\n'}"
 		if [ -n "$found" ]; then
 			pass "$label $name logged: $found"
 		else
 			fail "$label $name logged why, naming crc7" \
-				"expected '${why[*]}', got: $(grep "^KLOG $name: " "$log" | sed -n 1,3p | tr '\n' '|')"
+				"expected 'crc7: $why', got: $(sed -n 1,3p <<<"$lines" | tr '\n' '|')"
 		fi
 	fi
 }
 
-# why WHY COLUMN: the kernel log line of the table's WHY (several
-# separated by "|" where the table allows several errnos); the errno in
-# it is the signature check's own (ENODATA 61, ENOPKG 65, EBADMSG 74,
-# ENOKEY 126, EKEYEXPIRED 127, EKEYREJECTED 129).
-why() {
-	local m=crc7 enforcing=$(($2 == 3)) kinds w out=()
-	IFS='|' read -ra kinds <<<"$1"
-	for w in "${kinds[@]}"; do
-		case $w in
-		unsigned)
-			if [ "$enforcing" = 1 ]; then
-				out+=("$m: Loading of unsigned module is rejected (-61)")
-			else
-				out+=("$m: module verification failed: signature and/or required key missing - tainting kernel")
-			fi
-			;;
-		nokey)
-			if [ "$enforcing" = 1 ]; then
-				out+=("$m: Loading of module with unavailable key is rejected (-126)")
-			else
-				out+=("$m: Loading module with unavailable key (-126)")
-			fi
-			;;
-		nopkg) out+=("$m: Loading of module with unsupported crypto is rejected (-65)") ;;
-		bad) out+=("$m: Loading of module with a bad signature is rejected (-129)") ;;
-		corrupt) out+=("$m: Loading of module with a corrupt signature is rejected (-74)") ;;
-		expired) out+=("$m: Loading of module signed with an expired key or signature is rejected (-127)") ;;
-		-) ;;
-		*) echo "why: no log line for '$w'" >&2 ;;
-		esac
-	done
-	(
-		IFS='|'
-		echo "${out[*]}"
-	)
-}
-
-# run_boot LABEL KERNEL COLUMN CASE...: one boot running the named cases
+# run_boot LABEL KERNEL MODE CASE...: one boot running the named cases
 # (several at once, or one per boot where taint would carry over); the
 # kernel arguments come from $boot_args
 run_boot() {
-	local label=$1 kernel=$2 col=$3 log
+	local label=$1 kernel=$2 mode=$3 log
 	shift 3
 	local cases=("$@")
 	log="$work/$label.log"
@@ -243,7 +260,7 @@ run_boot() {
 		return
 	fi
 	for c in "${cases[@]}"; do
-		judge "$label" "$log" "$c" "$col"
+		judge "$label" "$log" "$c" "$mode"
 	done
 	guest_no_splat "$label no oops or warning" "$log"
 }
@@ -256,18 +273,19 @@ force_kernel=$(guest_kernel force MODULE_SIG_FORCE CRYPTO_SHA1)
 
 # Every row but valid-again (the enforcing boots' last word), the
 # permissive OK:E ones each in a boot of their own.
-mapfile -t tainting < <(expect | awk '$2 == "OK:E" { print $1 }')
-mapfile -t untainting < <(expect | awk '$2 != "OK:E" && $1 != "valid-again" { print $1 }')
+mapfile -t tainting < <(expect | awk '$2 == "permissive" && $3 == "OK:E" { print $1 }')
+mapfile -t untainting < <(expect |
+	awk '$2 == "permissive" && $3 != "OK:E" && $1 != "valid-again" { print $1 }')
 
 boot_args=""
-run_boot permissive "$kernel" 2 "${untainting[@]}"
+run_boot permissive "$kernel" permissive "${untainting[@]}"
 for c in "${tainting[@]}"; do
-	run_boot "permissive-$c" "$kernel" 2 "$c"
+	run_boot "permissive-$c" "$kernel" permissive "$c"
 done
 boot_args="module.sig_enforce=1"
-run_boot enforce "$kernel" 3 "${untainting[@]}" "${tainting[@]}" valid-again
+run_boot enforce "$kernel" enforce "${untainting[@]}" "${tainting[@]}" valid-again
 boot_args=""
-run_boot force "$force_kernel" 3 "${untainting[@]}" "${tainting[@]}" valid-again
+run_boot force "$force_kernel" enforce "${untainting[@]}" "${tainting[@]}" valid-again
 
 # The built-in keyring is visible: the main build's key, by key ID.
 keyid=$(key_fingerprints "$KDIR/modsign.pub" | sed -n 1p | tail -c 17 | tr 'A-F' 'a-f')
@@ -312,7 +330,7 @@ key_at_boot() {
 }
 
 # The boot logs of both guest kernels, for each key the table names.
-expect | awk '{ $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); if ($0 != "") print }' |
+expect | awk '$2 == "keys" { $1 = $2 = ""; sub(/^ +/, ""); print }' |
 	tr ';' '\n' | sed 's/^ *//' >"$work/keys"
 for label in permissive force; do
 	while read -r key reason; do
@@ -326,7 +344,7 @@ done
 verify="$KDIR/scripts/modsign/pgp-verify"
 pgp_verify_map permissive >"$work/map.permissive"
 pgp_verify_map enforce >"$work/map.enforce"
-while read -r name _; do
+while read -r name; do
 	# stdout: the outcome; stderr: notes on the keys the kernel would skip
 	v=$("$verify" --keyring "$ring" "$mods/$name.ko" 2>/dev/null || true)
 	v=${v#"$mods/$name.ko: "}
@@ -344,7 +362,7 @@ while read -r name _; do
 	for label in permissive enforce force; do
 		mode=enforce
 		[ "$label" = permissive ] && mode=permissive
-		if [ "$label" = permissive ] && [ "$(column "$name" 2)" = OK:E ]; then
+		if [ "$label" = permissive ] && [ "$(result "$name" permissive)" = OK:E ]; then
 			label=permissive-$name
 		fi
 		if [ "$name" = valid-again ] && [ "$mode" = permissive ]; then
@@ -359,6 +377,6 @@ while read -r name _; do
 				"pgp-verify says '$v' (${want:-not in the map}), the kernel gave $got"
 		fi
 	done
-done < <(expect)
+done < <(cases)
 
 finish
