@@ -124,7 +124,7 @@ build() {
 }
 
 # elf_name_seeds DIR: small real modules of the built tree, signed and
-# without their signature, and mutate.pl's systematic ELF header edits of
+# without their signature, and mutate.py's systematic ELF header edits of
 # one of them (the hostile test's malformed modules).
 elf_name_seeds() {
 	local s=$1 kdir=${KDIR:-$BUILD/linux} ko name n=0 mut
@@ -140,7 +140,7 @@ elf_name_seeds() {
 		echo "elf-name signed-$name.ko name $name"
 	done
 	mut=$(mktemp -d)
-	perl "$here/../hostile/mutate.pl" --unsigned "$s/body-$(modinfo -F name "${kos[0]}").ko" \
+	"$here/../hostile/mutate.py" --unsigned "$s/body-$(modinfo -F name "${kos[0]}").ko" \
 		"$mut" 0 1 0 >/dev/null
 	for ko in "$mut"/*.ko; do
 		cp "$ko" "$s/header-$(basename "$ko")"

@@ -1,12 +1,12 @@
 #!/bin/bash
 # Hostile modules in QEMU: at least 1,000 mutants of one validly signed
 # module and at least 1,000 of the same module without its signature
-# (mutate.pl), all loaded in one boot per mode: module.sig_enforce=1
+# (mutate.py), all loaded in one boot per mode: module.sig_enforce=1
 # ("enforce") and without it ("permissive").
 #
-# Each signed mutant is classified on the host (mutate.pl: did it change
+# Each signed mutant is classified on the host (mutate.py: did it change
 # what the signature covers?) and judged by the userspace verifier
-# (pgp-verify).  Each unsigned mutant is judged by mutate.pl's model of
+# (pgp-verify).  Each unsigned mutant is judged by mutate.py's model of
 # the kernel's ELF checks (elf-bad: must be refused as malformed).
 # Among both are ELF header and section header edits (e_shoff, e_shnum,
 # e_shstrndx, e_shentsize, sh_name past the name table, .modinfo and
@@ -30,7 +30,7 @@
 #     (unsigned, unknown key, a non-PGP trailer), loads tainted 'E' or is
 #     refused by the ELF checks (with an errno no signature check gives)
 #   - the unchanged unsigned body loads, tainted 'E'
-#   - every unsigned mutant mutate.pl's model calls malformed is refused
+#   - every unsigned mutant mutate.py's model calls malformed is refused
 #     with ENOEXEC; the others load tainted 'E' or are refused by the
 #     ELF checks (the distribution is printed)
 #   - the taint mask is 0 or 'E' alone, and 0 until the first module that
@@ -80,7 +80,7 @@ if [ "$count" -ge "$ufirst" ]; then
 	finish
 fi
 
-perl "$here/mutate.pl" "$base" "$payload/modules" "$count" "$seed" >"$work/mutate.log"
+"$here/mutate.py" "$base" "$payload/modules" "$count" "$seed" >"$work/mutate.log"
 mv "$payload/modules/manifest" "$work/manifest.signed"
 n=$(wc -l <"$work/manifest.signed")
 if [ "$n" -ge 1000 ]; then
@@ -93,7 +93,7 @@ fi
 # after stripping: what extract-module-sig.pl -0 gives.
 body="$work/body.ko"
 perl "$KSRC/scripts/extract-module-sig.pl" -0 "$base" >"$body" 2>"$work/extract.log"
-perl "$here/mutate.pl" --unsigned "$body" "$payload/modules" "$ucount" "$seed" "$ufirst" >"$work/mutate-unsigned.log"
+"$here/mutate.py" --unsigned "$body" "$payload/modules" "$ucount" "$seed" "$ufirst" >"$work/mutate-unsigned.log"
 mv "$payload/modules/manifest" "$work/manifest.unsigned"
 nu=$(wc -l <"$work/manifest.unsigned")
 if [ "$nu" -ge 1000 ]; then
