@@ -175,7 +175,7 @@ key_ids() {
 }
 
 seeds() {
-	local s="$FUZZ_OUT/seeds" pgpseed="$here/pgpseed.pl" work name f h form uid n
+	local s="$FUZZ_OUT/seeds" pgpseed="$here/pgpseed.py" work name f h form uid n
 	local -A uids=([plain]="fuzz plain <plain@fuzz>" [subkeyed]="fuzz subkeyed <subkeyed@fuzz>"
 		[expired]="fuzz expired <expired@fuzz>")
 	local -a signopts
