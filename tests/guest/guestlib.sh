@@ -142,6 +142,12 @@ guest_boot() {
 	rm -f "$log.cpio.gz"
 }
 
+# guest_result LOG CASE: "RESULT TAINT" the guest saw for CASE
+# (cases.sh's "CASE name mode result taint" line)
+guest_result() {
+	grep "^CASE $2 " "$1" | sed -n 1p | awk '{ print $4, $5 }'
+}
+
 # guest_no_splat NAME LOG: the kernel printed no oops, BUG or WARNING
 guest_no_splat() {
 	local splat

@@ -44,15 +44,11 @@ if ! guest_boot "$kernel" "$work/payload" "$log"; then
 	finish
 fi
 
-# case NAME: "RESULT TAINT" the guest saw
-result() {
-	grep "^CASE $1 " "$log" | sed -n 1p | awk '{ print $4, $5 }'
-}
-check "blacklist: a module not listed loads untainted" "OK 0" "$(result control)"
+check "blacklist: a module not listed loads untainted" "OK 0" "$(guest_result "$log" control)"
 check "blacklist: the listed module, signed by the build, is refused" \
-	"EKEYREJECTED 0" "$(result listed)"
+	"EKEYREJECTED 0" "$(guest_result "$log" listed)"
 check "blacklist: the listed module, re-signed, is refused" \
-	"EKEYREJECTED 0" "$(result listed-resigned)"
+	"EKEYREJECTED 0" "$(guest_result "$log" listed-resigned)"
 for c in listed listed-resigned; do
 	if grep "^KLOG $c: " "$log" | grep -F "Module hash $hash is blacklisted" >/dev/null; then
 		pass "blacklist: $c: the kernel names the listed hash"

@@ -98,11 +98,6 @@ boot() {
 	fi
 }
 
-# result LOG CASE: "RESULT TAINT" the guest saw
-result() {
-	grep "^CASE $2 " "$1" | sed -n 1p | awk '{ print $4, $5 }'
-}
-
 # setup LOG STEP: what the guest's keyctl answered
 setup() {
 	grep "^SETUP $2 " "$1" | sed -n 1p | awk '{ print $3 }'
@@ -134,17 +129,17 @@ for log in "$enforce" "$clash"; do
 done
 
 check "keyrings: enforce: the repeated build key still verifies its modules" \
-	"OK 0" "$(result "$enforce" build-key)"
+	"OK 0" "$(guest_result "$enforce" build-key)"
 check "keyrings: enforce: the key the certificate's identifier clashes with is refused" \
-	"EKEYREJECTED 0" "$(result "$enforce" clash-key)"
+	"EKEYREJECTED 0" "$(guest_result "$enforce" clash-key)"
 check "keyrings: enforce: a key in the user keyring signs nothing" \
-	"EKEYREJECTED 0" "$(result "$enforce" user-keyring-key)"
+	"EKEYREJECTED 0" "$(guest_result "$enforce" user-keyring-key)"
 check "keyrings: permissive: the repeated build key, untainted" \
-	"OK 0" "$(result "$clash" build-key)"
+	"OK 0" "$(guest_result "$clash" build-key)"
 check "keyrings: permissive: the clashing key's module loads as by an unknown key" \
-	"OK 8192" "$(result "$clash" clash-key)"
+	"OK 8192" "$(guest_result "$clash" clash-key)"
 check "keyrings: permissive: the user keyring key's module loads as by an unknown key" \
-	"OK 8192" "$(result "$user" user-keyring-key)"
+	"OK 8192" "$(guest_result "$user" user-keyring-key)"
 
 for log in "$enforce" "$user"; do
 	name=$(basename "$log" .log)
