@@ -21,6 +21,16 @@ guest_loader() {
 	mv "$loader.tmp" "$loader"
 }
 
+# guest_workdir NAME: a fresh scratch directory for one guest test, with
+# the payload's modules/ directory made and the loader built; prints it
+guest_workdir() {
+	local work
+	work=$(scratch "$1")
+	mkdir -p "$work/payload/modules"
+	guest_loader
+	echo "$work"
+}
+
 # The test keys built into the guest kernels, after the main build's key:
 # a subkey, an expired key, two revoked ones, and those the trust rules
 # refuse in whole or in part, or whose forged revocation they ignore
@@ -151,7 +161,7 @@ guest_result() {
 # guest_no_splat NAME LOG: the kernel printed no oops, BUG or WARNING
 guest_no_splat() {
 	local splat
-	splat=$(grep -E 'Oops|BUG:|WARNING:|Call Trace|general protection|Kernel panic' "$2" || true)
+	splat=$(awk '/Oops|BUG:|WARNING:|Call Trace|general protection|Kernel panic/' "$2")
 	if [ -z "$splat" ]; then
 		pass "$1"
 	else

@@ -12,10 +12,8 @@ here=$(dirname "$(realpath "$0")")
 # shellcheck source=guestlib.sh
 . "$here/guestlib.sh"
 
-work=$(scratch guest-blacklist)
+work=$(guest_workdir guest-blacklist)
 mods="$work/payload/modules"
-mkdir -p "$mods"
-guest_loader
 
 listed="$KDIR/lib/crc-itu-t.ko"
 body="$work/crc-itu-t.body"

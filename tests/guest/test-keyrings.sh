@@ -25,8 +25,7 @@ here=$(dirname "$(realpath "$0")")
 # shellcheck source=guestlib.sh
 . "$here/guestlib.sh"
 
-work=$(scratch guest-keyrings)
-guest_loader
+work=$(guest_workdir guest-keyrings)
 main_id=$(craft_key keyids "$KDIR/modsign.pub" | sed -n 1p)
 clash_id=$(testkey_ids clash)
 outsider=$(testkey outsider)
@@ -66,7 +65,6 @@ if ! kernel=$(guest_kernel keyrings SECONDARY_TRUSTED_KEYRING \
 fi
 
 mods="$work/payload/modules"
-mkdir -p "$mods"
 cp "$KDIR/lib/crc7.ko" "$mods/build-key.ko"
 "$here/../resign-module.py" "$KDIR/lib/crc-itu-t.ko" "$(testkey clash)/sec" \
 	"$mods/clash-key.ko"
