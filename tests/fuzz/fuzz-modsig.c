@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the userspace verifier (scripts/modsign: pgp-verify's
- * verify_module(), i.e. the trailer parsing of modsig.c, the signature
- * packet parsing of pgp-packet.c and the checks of verify.c), built from
- * the tree's sources unchanged.
+ * keyring_load() and verify_module(), i.e. the trailer parsing of modsig.c
+ * and the checks of verify.c around the kernel's own OpenPGP code), built
+ * from the tree's sources unchanged.
  *
  * Input: a two-octet big-endian length L, L octets of public keyring (as
- * MODPUBKEY, parsed by pgp-key.c), then the module.  Carrying the keyring
+ * MODPUBKEY, loaded as the kernel loads it), then the module.  Carrying the keyring
  * in the input keeps every crash input self-contained (the seed keys are
  * made afresh at each run) and fuzzes the keyring parser as well.
  */
@@ -20,10 +20,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct pgp_keyring ring;
+	struct keyring kr;
 	enum verify_outcome v;
-	char err[160], detail[256];
-	size_t klen;
+	char detail[256];
+	size_t klen, i;
+	int ret;
 
 	if (size < 2)
 		return 0;
@@ -33,20 +34,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += 2;
 	size -= 2;
 
-	memset(err, 'X', sizeof(err));
-	if (pgp_parse_keyring(data, klen, &ring, err, sizeof(err))) {
-		FUZZ_CHECK(memchr(err, 0, sizeof(err)) != NULL,
-			   "keyring error message not terminated");
+	ret = keyring_load(data, klen, &kr);
+	FUZZ_CHECK(ret <= 0, "keyring_load returned %d", ret);
+	for (i = 0; i < kr.nkeys; i++)
+		FUZZ_CHECK(!kr.keys[i].err || kr.keys[i].skip_reason,
+			   "key %zu refused without a reason", i);
+	if (ret) {
 		if (fuzz_reporting())
-			fprintf(stderr, "RESULT keyring-refused %s\n", err);
+			fprintf(stderr, "RESULT keyring-refused %d\n", ret);
+		keyring_free(&kr);
 		return 0;
 	}
-	FUZZ_CHECK(ring.nblocks > 0, "keyring accepted without a key");
-	/* As pgp-verify does: only keys the kernel would load count. */
-	pgp_apply_trust(&ring, NULL, NULL);
 
 	memset(detail, 'X', sizeof(detail));
-	v = verify_module(&ring, data + klen, size - klen, FUZZ_NOW, detail,
+	v = verify_module(&kr, data + klen, size - klen, FUZZ_NOW, detail,
 			  sizeof(detail));
 	FUZZ_CHECK(memchr(detail, 0, sizeof(detail)) != NULL,
 		   "outcome detail not terminated");
@@ -67,6 +68,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (fuzz_reporting())
 		fprintf(stderr, "RESULT %s %s\n", verify_outcome_name(v), detail);
-	pgp_free_keyring(&ring);
+	keyring_free(&kr);
 	return 0;
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # A short fuzzing run as part of the tests: the kernel's OpenPGP key and
 # signature parsers and its reader of an unverified module's name
-# (compiled unchanged from KSRC against shim/) and the userspace verifier,
+# (compiled unchanged from KSRC against scripts/modsign/include/) and the userspace verifier,
 # under ASan and UBSan.
 #
 #   - the name reader's source is there (FUZZ_ELFNAME_SRC; a FAIL, never

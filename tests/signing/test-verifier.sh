@@ -111,9 +111,15 @@ info_at=$("$modsig" show "$dir/valid.ko" | awk '$1 == "info_at" { print $2 }')
 # Order: the information block is checked before the packet is parsed,
 # hash 200 (past HASH_ALGO__LAST) before version 5: EBADMSG
 sigmut "$dir/valid.ko" "$dir/order-hash-version.ko" 's.hash = 200; b[0] = 5'
-# an unknown critical subpacket stops the parse before a garbled
-# unhashed area is seen: ENOPKG
+# an unknown critical subpacket comes before the checks made once both
+# subpacket areas are read (here: issuer key ID and fingerprint disagree):
+# ENOPKG ...
 sigmut "$dir/valid.ko" "$dir/order-critical.ko" "
+b[5] += 2
+b[35:35] = bytes([1, 0x80 | 100])
+b[41] ^= 0xff"
+# ... but both areas are read first: a garbled unhashed area is EBADMSG
+sigmut "$dir/valid.ko" "$dir/order-critical-garbled.ko" "
 b[5] += 2
 b[35:35] = bytes([1, 0x80 | 100])
 b[37 + 2:39 + 2] = b'\xff\xff'"
@@ -232,6 +238,7 @@ idtype255 unsupported 14
 idtype3-lens unsupported 14
 order-hash-version corrupt 15
 order-critical unsupported 14
+order-critical-garbled corrupt 15
 EOF_CASES
 
 # Revoked keys: the kernel does not load them from its keyring, so what
