@@ -64,7 +64,7 @@ compile() {
 
 build() {
 	local obj="$FUZZ_OUT/obj" ak o
-	local -a kflags uflags kobjs=() uobjs=()
+	local -a defs kflags uflags kobjs=() uobjs=()
 	ak="$KSRC/crypto/asymmetric_keys"
 	rm -rf "$obj"
 	mkdir -p "$obj" "$FUZZ_OUT/bin"
@@ -75,9 +75,11 @@ build() {
 	# error instead of dragging in half of include/.  shim/ adds what the
 	# ELF name reader needs.
 	[ -d "$MODSIGN_SRC/include" ] || die "$MODSIGN_SRC/include is missing"
-	# As scripts/modsign/Makefile: nothing to export symbols to.
-	kflags=(-I"$here/shim" -I"$MODSIGN_SRC/include"
-		'-DEXPORT_SYMBOL(sym)=' '-DEXPORT_SYMBOL_GPL(sym)=')
+	# As scripts/modsign/Makefile has them: nothing to export symbols to,
+	# and __printf() as <linux/compiler_attributes.h> has it.
+	defs=('-DEXPORT_SYMBOL(sym)=' '-DEXPORT_SYMBOL_GPL(sym)='
+	      '-D__printf(a, b)=__attribute__((__format__(printf, a, b)))')
+	kflags=(-I"$here/shim" -I"$MODSIGN_SRC/include" "${defs[@]}")
 	for o in "$ak/pgp_library.c" "$ak/pgp_key_payload.c" "$ak/pgp_signature.c" \
 		"$KSRC/lib/crypto/sha1.c"; do
 		compile "$obj/k-$(basename "$o" .c).o" "$o" "${kflags[@]}"
@@ -97,8 +99,7 @@ build() {
 	# tree's tools/include), minus main().
 	# The object list is the one scripts/modsign/Makefile gives, asked of
 	# make, so that a file the build engineer adds is linked here too.
-	uflags=(-I"$MODSIGN_SRC" -I"$MODSIGN_SRC/include"
-		'-D__printf(a, b)=__attribute__((__format__(printf, a, b)))')
+	uflags=(-I"$MODSIGN_SRC" -I"$MODSIGN_SRC/include" "${defs[@]}")
 	[ -f "$MODSIGN_SRC/Makefile" ] || die "$MODSIGN_SRC/Makefile is missing"
 	# shellcheck disable=SC2016 # $(pgp-verify-objs) is for make to expand
 	for o in $(printf 'include %s\nfuzz-objs:\n\t@echo $(pgp-verify-objs)\n' \
