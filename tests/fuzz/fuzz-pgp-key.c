@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: the kernel's OpenPGP key parsing, compiled from the
  * kernel tree unchanged (pgp_library.c, pgp_key_payload.c,
- * pgp_signature.c, lib/crypto/sha1.c) against the userspace shim in shim/.
+ * pgp_signature.c, lib/crypto/sha1.c) against scripts/modsign/include/.
  *
  * Each input is handed to the two entry points that see untrusted key
  * bytes in the kernel: pgp_parse_key_payload() (add_key(2) of an
@@ -11,88 +11,23 @@
  * built-in keyring at boot) with the payload reassembly of pgp_preload.c.
  *
  * The kernel verifies the signatures on keys with its crypto API; here
- * OpenSSL does the RSA step, on the very pieces of data the kernel's
- * pgp_key_sig_data() says a key signature covers, so that real keys are
+ * the host tools' libcrypto stand-in for it does (ossl_verify_key_sig() of
+ * scripts/modsign/ossl.c, on the very pieces of data the kernel's
+ * pgp_key_sig_data() says a key signature covers), so that real keys are
  * accepted and the fuzzer reaches every decision after verification.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <openssl/bn.h>
-#include <openssl/evp.h>
-#include <openssl/rsa.h>
 #include "pgp_parser.h"
+#include "ossl.h"
 #include "fuzz-common.h"
 
 /* Octets of a DER tag-length-value with LEN octets of contents */
 static size_t der_tlv_len(size_t len)
 {
 	return 1 + (len < 0x80 ? 1 : len < 0x100 ? 2 : 3) + len;
-}
-
-static int digest_key_sig(const struct pgp_sig_params *sig,
-			  const struct pgp_key_data *primary,
-			  const struct pgp_packet *uid,
-			  const struct pgp_key_data *subkey,
-			  const EVP_MD *md, u8 *digest, unsigned int *dlen)
-{
-	struct pgp_key_sig_data sd;
-	u8 trailer[PGP_SIG_TRAILER_SIZE];
-	unsigned int i, n;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int ok;
-
-	n = pgp_key_sig_data(primary, uid, subkey, &sd);
-	pgp_sig_trailer(sig, trailer);
-	ok = ctx && EVP_DigestInit_ex(ctx, md, NULL);
-	for (i = 0; ok && i < n; i++)
-		ok = EVP_DigestUpdate(ctx, sd.chunks[i].data, sd.chunks[i].len);
-	ok = ok && EVP_DigestUpdate(ctx, sig->hashed, sig->hashed_len) &&
-	     EVP_DigestUpdate(ctx, trailer, sizeof(trailer)) &&
-	     EVP_DigestFinal_ex(ctx, digest, dlen);
-	EVP_MD_CTX_free(ctx);
-	return ok ? 0 : -ENOMEM;
-}
-
-/* pgp_verify_key_sig() with OpenSSL's RSA instead of the kernel's */
-static int verify_key_sig(const struct pgp_key_data *signer,
-			  const struct pgp_sig_params *sig,
-			  const struct pgp_key_data *primary,
-			  const struct pgp_packet *uid,
-			  const struct pgp_key_data *subkey)
-{
-	const struct pgp_hash_algo_info *hash;
-	u8 digest[EVP_MAX_MD_SIZE], s[512];
-	unsigned int dlen;
-	const EVP_MD *md;
-	RSA *rsa;
-	int ret;
-
-	hash = pgp_hash_algo_info(sig->hash_algo);
-	md = hash ? EVP_get_digestbyname(hash->name) : NULL;
-	if (!md)
-		return -ENOPKG;
-	ret = digest_key_sig(sig, primary, uid, subkey, md, digest, &dlen);
-	if (ret)
-		return ret;
-	if (pgp_sig_check_digest(sig, digest))
-		return -EKEYREJECTED;
-	if (!sig->rsa_s || sig->rsa_s_len > signer->rsa_n_len ||
-	    signer->rsa_n_len > sizeof(s))
-		return -EKEYREJECTED;
-	memset(s, 0, signer->rsa_n_len - sig->rsa_s_len);
-	memcpy(s + signer->rsa_n_len - sig->rsa_s_len, sig->rsa_s,
-	       sig->rsa_s_len);
-
-	rsa = RSA_new();
-	FUZZ_CHECK(rsa, "out of memory");
-	RSA_set0_key(rsa, BN_bin2bn(signer->rsa_n, signer->rsa_n_len, NULL),
-		     BN_bin2bn(signer->rsa_e, signer->rsa_e_len, NULL), NULL);
-	ret = RSA_verify(EVP_MD_type(md), digest, dlen, s, signer->rsa_n_len,
-			 rsa) == 1 ? 0 : -EKEYREJECTED;
-	RSA_free(rsa);
-	return ret;
 }
 
 /* What pgp_key_preparse() does with a payload, minus the key subsystem. */
@@ -104,7 +39,7 @@ static int preparse(const u8 *data, size_t len, u8 key_id[PGP_KEY_ID_SIZE])
 	u8 *der;
 	int ret;
 
-	ret = pgp_parse_key_payload(data, len, &p, verify_key_sig);
+	ret = pgp_parse_key_payload(data, len, &p, ossl_verify_key_sig);
 	FUZZ_CHECK(ret == 0 || ret == -EBADMSG || ret == -ENOPKG ||
 		   ret == -EKEYREJECTED || ret == -EKEYREVOKED,
 		   "pgp_parse_key_payload returned %d", ret);

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: the kernel's OpenPGP signature parsing, compiled from
  * the kernel tree unchanged (pgp_library.c, pgp_signature.c,
- * lib/crypto/sha1.c) against the userspace shim in shim/.
+ * lib/crypto/sha1.c) against scripts/modsign/include/.
  *
  * The input is the signature section of a module as mod_verify_pgp_sig()
  * hands it over: pgp_parse_sig_packet() and then every check

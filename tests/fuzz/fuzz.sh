@@ -85,21 +85,23 @@ build() {
 		compile "$obj/k-$(basename "$o" .c).o" "$o" "${kflags[@]}"
 		kobjs+=("$obj/k-$(basename "$o" .c).o")
 	done
-	# OpenSSL's RSA stands in for the kernel's, through the RSA_* calls
-	# that OpenSSL 3 calls deprecated but keeps.
-	compile "$obj/fuzz-pgp-key.o" "$here/fuzz-pgp-key.c" "${kflags[@]}" \
-		-Wno-deprecated-declarations
+	# libcrypto stands in for the kernel's crypto API as it does in the
+	# host tools: scripts/modsign/ossl.c's ossl_verify_key_sig().
+	uflags=(-I"$MODSIGN_SRC" -I"$MODSIGN_SRC/include" "${defs[@]}")
+	for o in ossl util; do
+		compile "$obj/g-$o.o" "$MODSIGN_SRC/$o.c" "${uflags[@]}"
+	done
+	compile "$obj/fuzz-pgp-key.o" "$here/fuzz-pgp-key.c" "${uflags[@]}"
 	compile "$obj/fuzz-pgp-sig.o" "$here/fuzz-pgp-sig.c" "${kflags[@]}"
 	"$cc" "${san[@]}" -fsanitize=fuzzer -o "$FUZZ_OUT/bin/pgp-key" \
-		"$obj/fuzz-pgp-key.o" "${kobjs[@]}" -lcrypto
+		"$obj/fuzz-pgp-key.o" "${kobjs[@]}" "$obj/g-ossl.o" "$obj/g-util.o" -lcrypto
 	"$cc" "${san[@]}" -fsanitize=fuzzer -o "$FUZZ_OUT/bin/pgp-sig" \
 		"$obj/fuzz-pgp-sig.o" "${kobjs[@]}"
 
-	# The verifier, as scripts/modsign/Makefile builds pgp-verify (with the
-	# tree's tools/include), minus main().
+	# The verifier, as scripts/modsign/Makefile builds pgp-verify (with its
+	# include/), minus main().
 	# The object list is the one scripts/modsign/Makefile gives, asked of
 	# make, so that a file the build engineer adds is linked here too.
-	uflags=(-I"$MODSIGN_SRC" -I"$MODSIGN_SRC/include" "${defs[@]}")
 	[ -f "$MODSIGN_SRC/Makefile" ] || die "$MODSIGN_SRC/Makefile is missing"
 	# shellcheck disable=SC2016 # $(pgp-verify-objs) is for make to expand
 	for o in $(printf 'include %s\nfuzz-objs:\n\t@echo $(pgp-verify-objs)\n' \
