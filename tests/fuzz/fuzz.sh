@@ -272,8 +272,8 @@ seeds() {
 		n=$((n + 1))
 	done
 	# The verifier against a keyring of only the signer's key, of another
-	# key (unknown-key) and of a secret key export (pgp-key.c's secret key
-	# parsing, as the signer does for MODSECKEY); and an unsigned module.
+	# key (unknown-key) and of a secret key export (which the kernel's
+	# keyring splitter refuses); and an unsigned module.
 	"$pgpseed" module "$work/plain.pub" "$work/body" "$work/plain-SHA256.sig" \
 		"${uids[plain]}" "$s/modsig/own-ring.in"
 	"$pgpseed" module "$work/expired.pub" "$work/body" "$work/plain-SHA256.sig" \
