@@ -24,8 +24,8 @@ for p in "$patches"/*.patch; do
 	# KEYS; certs/: CERTIFICATE HANDLING; scripts/modsign/: MODULE SUPPORT,
 	# from the last patch), as get_maintainer.pl shows, so that question is not
 	# counted; every other finding is.
-	problems=$(echo "$out" | grep -E '^(ERROR|WARNING|CHECK):' |
-		grep -v 'WARNING: added, moved or deleted file(s), does MAINTAINERS need updating?' || true)
+	problems=$(echo "$out" | awk '/^(ERROR|WARNING|CHECK):/ &&
+		!/^WARNING: added, moved or deleted file\(s\), does MAINTAINERS need updating\?/')
 	if [ -z "$problems" ] && [[ "$summary" == "total: 0 errors, "*" 0 checks, "* ]]; then
 		pass "checkpatch --strict $name"
 	else
