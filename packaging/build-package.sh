@@ -6,7 +6,7 @@
 #
 #   build-package.sh rpm|deb OUTDIR
 #
-# Environment (from packaging/packaging.mk): TOP TARBALL KCONFIG JOBS
+# Environment (from packaging/packaging.mk): TOP TARBALL KVER KCONFIG JOBS
 # FRAGMENT KSRC, and optionally MODSECKEY/MODPUBKEY.  The build log goes
 # to OUTDIR/build.log; a build that fails leaves no stamp, so it is
 # retried next time.
@@ -18,7 +18,7 @@ if [ "$#" -ne 2 ]; then
 fi
 kind=$1
 out=$2
-: "${TOP:?}" "${TARBALL:?}" "${KCONFIG:?}" "${JOBS:?}" "${FRAGMENT:?}" "${KSRC:?}"
+: "${TOP:?}" "${TARBALL:?}" "${KVER:?}" "${KCONFIG:?}" "${JOBS:?}" "${FRAGMENT:?}" "${KSRC:?}"
 here=$TOP/packaging
 
 if [ -n "${MODSECKEY:-}" ] || [ -n "${MODPUBKEY:-}" ]; then
@@ -32,7 +32,7 @@ fi
 
 inputs_hash() {
 	{
-		echo "$kind $KCONFIG ${MODSECKEY:-ephemeral} ${MODPUBKEY:-}"
+		echo "$kind $KVER $KCONFIG ${MODSECKEY:-ephemeral} ${MODPUBKEY:-}"
 		stat -c '%n %s %Y' "$TARBALL"
 		[ -z "${MODPUBKEY:-}" ] || sha256sum "$MODSECKEY" "$MODPUBKEY"
 		sha256sum "$FRAGMENT"
@@ -52,7 +52,7 @@ rm -rf "$out"
 mkdir -p "$out"
 work=$out/work
 mkdir -p "$work"
-kversion=$(tar -xJOf "$TARBALL" --occurrence=1 linux-source-6.1/Makefile |
+kversion=$(tar -xJOf "$TARBALL" --occurrence=1 "linux-source-$KVER/Makefile" |
 	awk '$1 == "VERSION" { v = $3 } $1 == "PATCHLEVEL" { p = $3 }
 	     $1 == "SUBLEVEL" { s = $3 } END { print v "." p "." s }')
 log=$out/build.log
@@ -69,12 +69,12 @@ case "$kind" in
 rpm)
 	top=$work/rpmbuild
 	mkdir -p "$top/SOURCES" "$top/SPECS"
-	ln -s "$TARBALL" "$top/SOURCES/linux-source-6.1.tar.xz"
+	ln -s "$TARBALL" "$top/SOURCES/linux-source-$KVER.tar.xz"
 	tar -cf "$top/SOURCES/kbuild-patches.tar" -C "$TOP" kbuild-patches
 	install -m 0644 "$FRAGMENT" "$top/SOURCES/small.config"
 	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" "$top/SOURCES/"
 	install -m 0644 "$here/rpm/kernel-modsign.spec" "$top/SPECS/"
-	defs=(--define "_topdir $top" --define "kversion $kversion"
+	defs=(--define "_topdir $top" --define "kversion $kversion" --define "kseries $KVER"
 		--define "kconfig $KCONFIG" --define "_smp_mflags -j$JOBS")
 	if [ -n "${MODSECKEY:-}" ]; then
 		defs+=(--define "modseckey $MODSECKEY" --define "modpubkey $MODPUBKEY")

@@ -7,15 +7,15 @@
 # Keys: MODSECKEY=... MODPUBKEY=... on the command line or in the
 # environment, or neither for an ephemeral key made by the kernel build.
 
-PKGOUT ?= $(BUILD)/packages/$(KCONFIG)
+PKGOUT ?= $(VBUILD)/packages/$(KCONFIG)
 
-pkg-env = TOP=$(CURDIR) TARBALL=$(TARBALL) KCONFIG=$(KCONFIG) JOBS=$(JOBS) \
+pkg-env = TOP=$(CURDIR) TARBALL=$(TARBALL) KVER=$(KVER) KCONFIG=$(KCONFIG) JOBS=$(JOBS) \
 	FRAGMENT=$(FRAGMENT) KSRC=$(KSRC) \
 	$(if $(MODSECKEY),MODSECKEY=$(MODSECKEY)) $(if $(MODPUBKEY),MODPUBKEY=$(MODPUBKEY))
 
 .PHONY: rpm deb packages
 
-# rpmbuild starts from the tarball and kbuild-patches/ itself.
+# rpmbuild starts from the tarball and kbuild-patches/$(KVER) itself.
 rpm: deps
 	$(pkg-env) packaging/build-package.sh rpm $(PKGOUT)/rpm
 

@@ -30,9 +30,11 @@ small)
 	"${kmake[@]}" tinyconfig >/dev/null
 	;;
 debian)
-	debconf=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+	# The config of the tree's own version: linux-config-6.1 or -6.12.
+	series=$(make -s -C "$src" kernelversion | cut -d. -f1,2)
+	debconf=/usr/src/linux-config-$series/config.amd64_none_amd64.xz
 	if [ ! -r "$debconf" ]; then
-		echo "configure-kernel: $debconf: not readable (install linux-config-6.1)" >&2
+		echo "configure-kernel: $debconf: not readable (install linux-config-$series)" >&2
 		exit 1
 	fi
 	xz -dc "$debconf" >"$obj/.config"

@@ -2,12 +2,28 @@
 # Install, with apt-get, every Debian package the build and the tests need
 # that is not already installed.  Runs `apt-get update` once, and only when
 # something is missing, so a prepared machine makes no network access.
+#
+#   install-deps.sh build|test|bench [KVER]
+#
+# build installs the kernel source of KVER (6.1 by default); test and
+# bench install every version's, as make check tests them all.
 set -euo pipefail
 
+kvers=(6.1 6.12)
+kernel_pkgs() {
+	local v
+	for v in "$@"; do
+		echo "linux-source-$v" "linux-config-$v"
+	done
+}
+
+# liblzma, libzstd, zlib: pgp-verify reads compressed modules; xz-utils,
+# zstd: modules_install compresses them as the config asks.
 build_pkgs=(
-	linux-source-6.1 linux-config-6.1 build-essential bc flex bison
+	build-essential bc flex bison
 	libelf-dev libssl-dev libassuan-dev libgpg-error-dev libgcrypt20-dev
-	elfutils kmod gnupg xz-utils cpio rsync dwarves
+	liblzma-dev libzstd-dev zlib1g-dev
+	elfutils kmod gnupg xz-utils zstd cpio rsync dwarves
 )
 test_pkgs=(
 	qemu-system-x86 busybox-static mmdebstrap rpm debugedit debhelper
@@ -20,12 +36,23 @@ test_pkgs=(
 # make bench boots the guest as the tests do, and counts instructions.
 bench_pkgs=(valgrind)
 
-case "${1:-build}" in
-build) want=("${build_pkgs[@]}") ;;
-test) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
-bench) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+kver=${2:-6.1}
+case " ${kvers[*]} " in
+*" $kver "*) ;;
 *)
-	echo "usage: $0 [build|test|bench]" >&2
+	echo "install-deps: no series for kernel $kver (${kvers[*]})" >&2
+	exit 2
+	;;
+esac
+mapfile -t one_kernel < <(kernel_pkgs "$kver" | tr ' ' '\n')
+mapfile -t all_kernels < <(kernel_pkgs "${kvers[@]}" | tr ' ' '\n')
+
+case "${1:-build}" in
+build) want=("${one_kernel[@]}" "${build_pkgs[@]}") ;;
+test) want=("${all_kernels[@]}" "${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+bench) want=("${all_kernels[@]}" "${build_pkgs[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+*)
+	echo "usage: $0 [build|test|bench] [KVER]" >&2
 	exit 2
 	;;
 esac

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Extract linux-source-6.1 into DEST as a git repository whose first commit
-# is the pristine tarball, then apply the patch series with `git am` so that
-# each patch is a commit and a broken patch stops here, naming itself.
+# Extract a linux-source tarball (linux-source-6.1 or -6.12) into DEST as a
+# git repository whose first commit is the pristine tarball, then apply the
+# patch series with `git am` so that each patch is a commit and a broken
+# patch stops here, naming itself.
 #
 # The tree is rebuilt from scratch whenever the series changes: a stamp in
 # DEST's git directory (so that the tree itself holds nothing but the
@@ -18,7 +19,7 @@ patchdir=$(realpath "$2")
 dest=$3
 
 if [ ! -r "$tarball" ]; then
-	echo "prepare-tree: $tarball: not readable (is linux-source-6.1 installed?)" >&2
+	echo "prepare-tree: $tarball: not readable (is its linux-source package installed? make deps)" >&2
 	exit 1
 fi
 
@@ -46,7 +47,7 @@ git_q=(git -C "$tmp" -c user.name=modsign -c user.email=modsign@localhost
 	-c commit.gpgsign=false)
 "${git_q[@]}" init -q
 "${git_q[@]}" add -A -f
-"${git_q[@]}" commit -q -m "linux-source-6.1 $(basename "$tarball")"
+"${git_q[@]}" commit -q -m "$(basename "$tarball")"
 
 awk '!/^[[:space:]]*(#|$)/' "$patchdir/series" | while read -r patch; do
 	echo "  PATCH   $patch"

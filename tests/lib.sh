@@ -42,6 +42,18 @@ scratch() {
 	echo "$dir"
 }
 
+# kernel_series DIR: the version the kernel tree in DIR is, as the series
+# directories name it (6.1, 6.12).
+kernel_series() {
+	awk '/^VERSION =/ { v = $3 } /^PATCHLEVEL =/ { p = $3 }
+		END { if (v == "" || p == "") exit 1; print v "." p }' "$1/Makefile"
+}
+
+# series_patches DIR: the patch files of DIR/series, in order.
+series_patches() {
+	awk -v d="$1" '!/^[[:space:]]*(#|$)/ { print d "/" $0 }' "$1/series"
+}
+
 finish() {
 	echo "# $(basename "$0"): $tests_passed passed, $tests_failed failed"
 	[ "$tests_failed" -eq 0 ]

@@ -4,6 +4,16 @@
 # finishing, or reports no case, counts as one more failure, so a crash
 # can never pass silently.
 # The last line is "N passed, N failed".
+#
+#   run-all.sh                    one kernel: BUILD, KSRC and KDIR given
+#   run-all.sh KVER=DIR...        each kernel version built in DIR (its
+#                                 tree in DIR/src/linux, objects in
+#                                 DIR/linux), one after the other
+#
+# The first version runs every test.  The others run the tests whose
+# outcome depends on the kernel (its patches, Kbuild, the guest); the host
+# tools are the same source on every version and are tested once.
+# MODSIGN_FULL=1 (make check-full) runs every test on every version.
 set -euo pipefail
 
 here=$(dirname "$(realpath "$0")")
@@ -11,47 +21,79 @@ here=$(dirname "$(realpath "$0")")
 # lines, for one): flags of the make that runs them, such as make -s
 # check, must not reach those makes.
 unset MAKEFLAGS MFLAGS MAKELEVEL
-: "${BUILD:?}" "${KDIR:?}"
-export BUILD KDIR
-logdir="$BUILD/test-logs"
-mkdir -p "$logdir"
 
 # Order matters only for speed: the guest kernels built by the guest
 # table are reused by the later guest tests.
-scripts=()
-for dir in patches signing guest hostile faults packaging fuzz; do
-	for t in "$here/$dir"/test-*.sh; do
-		[ -e "$t" ] && scripts+=("$t")
-	done
-done
-if [ -n "${MODSIGN_TESTS:-}" ]; then
-	mapfile -t scripts < <(printf '%s\n' "${scripts[@]}" | grep -E "$MODSIGN_TESTS")
+all_dirs=(patches signing guest hostile faults packaging fuzz)
+# What a kernel version changes: the tests of the tools alone are not here.
+per_kernel='/(patches|guest|hostile)/|/signing/test-(kbuild|intree|hashes|debian-config|ephemeral|pubring|compressed-install)\.sh$'
+
+if [ "$#" -eq 0 ]; then
+	: "${BUILD:?}" "${KDIR:?}"
+	set -- "=$BUILD"
+	suite_kdir=$KDIR
+	suite_ksrc=${KSRC:-}
 fi
 
 passed=0
 failed=0
-for t in "${scripts[@]}"; do
-	name=$(basename "$(dirname "$t")")/$(basename "$t" .sh)
-	log="$logdir/${name//\//-}.log"
-	echo "=== $name"
-	start=$SECONDS
-	if "$t" >"$log" 2>&1; then rc=0; else rc=$?; fi
-	# awk, not grep: a log with no case in it is a result to report
-	# below, not an error to silence.
-	awk '/^(PASS|FAIL) /' "$log"
-	p=$(awk '/^PASS / { n++ } END { print n + 0 }' "$log")
-	f=$(awk '/^FAIL / { n++ } END { print n + 0 }' "$log")
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "FAIL $name: exited with status $rc without reporting a failure (log: $log)"
-		tail -n 20 "$log" | sed 's/^/    /'
-		f=1
-	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-		echo "FAIL $name: reported no case at all (log: $log)"
-		f=1
+first=1
+for suite in "$@"; do
+	kver=${suite%%=*}
+	BUILD=${suite#*=}
+	if [ -n "$kver" ]; then
+		KSRC=$BUILD/src/linux
+		KDIR=$BUILD/linux
+	else
+		KDIR=$suite_kdir
+		KSRC=$suite_ksrc
 	fi
-	echo "--- $name: $p passed, $f failed in $((SECONDS - start))s (log: $log)"
-	passed=$((passed + p))
-	failed=$((failed + f))
+	export BUILD KDIR KSRC
+	logdir="$BUILD/test-logs"
+	mkdir -p "$logdir"
+
+	scripts=()
+	for dir in "${all_dirs[@]}"; do
+		for t in "$here/$dir"/test-*.sh; do
+			[ -e "$t" ] && scripts+=("$t")
+		done
+	done
+	if [ "$first" -eq 0 ] && [ -z "${MODSIGN_FULL:-}" ]; then
+		mapfile -t scripts < <(printf '%s\n' "${scripts[@]}" | grep -E "$per_kernel")
+	fi
+	if [ -n "${MODSIGN_TESTS:-}" ]; then
+		mapfile -t scripts < <(printf '%s\n' "${scripts[@]}" | grep -E "$MODSIGN_TESTS")
+	fi
+	first=0
+	# The first version's names stay as they were; the others say theirs.
+	prefix=
+	if [ "$kver" != "" ] && [ "$kver" != 6.1 ]; then
+		prefix="$kver:"
+	fi
+
+	for t in "${scripts[@]}"; do
+		name=$prefix$(basename "$(dirname "$t")")/$(basename "$t" .sh)
+		log="$logdir/$(basename "$(dirname "$t")")-$(basename "$t" .sh).log"
+		echo "=== $name"
+		start=$SECONDS
+		if "$t" >"$log" 2>&1; then rc=0; else rc=$?; fi
+		# awk, not grep: a log with no case in it is a result to report
+		# below, not an error to silence.
+		awk -v p="$prefix" '/^(PASS|FAIL) / { sub(/ /, " " p); print }' "$log"
+		p=$(awk '/^PASS / { n++ } END { print n + 0 }' "$log")
+		f=$(awk '/^FAIL / { n++ } END { print n + 0 }' "$log")
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			echo "FAIL $name: exited with status $rc without reporting a failure (log: $log)"
+			tail -n 20 "$log" | sed 's/^/    /'
+			f=1
+		elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+			echo "FAIL $name: reported no case at all (log: $log)"
+			f=1
+		fi
+		echo "--- $name: $p passed, $f failed in $((SECONDS - start))s (log: $log)"
+		passed=$((passed + p))
+		failed=$((failed + f))
+	done
 done
 
 echo "$passed passed, $failed failed"

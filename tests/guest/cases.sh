@@ -9,7 +9,11 @@ mode=$1
 dmesg -c >/dev/null
 while read -r name file modname; do
 	case "$name" in '' | '#'*) continue ;; esac
-	result=$(/loader "/modules/$file" 2>&1)
+	# A compressed file is the kernel's to decompress.
+	case "$file" in
+	*.xz | *.zst | *.gz) result=$(/loader -c "/modules/$file" 2>&1) ;;
+	*) result=$(/loader "/modules/$file" 2>&1) ;;
+	esac
 	tainted=$(cat /proc/sys/kernel/tainted)
 	echo "CASE $name $mode $result $tainted"
 	dmesg -c | sed "s/^/KLOG $name: /"

@@ -90,7 +90,18 @@ corrupt EBADMSG
 EOF
 }
 
-# guest_kernel NAME [KCONFIG-OPTION | KCONFIG-OPTION=STRING...]: build and
+# The behaviour table's kernel, shared with the compressed-module test:
+# SHA-1 built in, so that the sha1 row's ENOPKG is the trust rules'
+# refusal, not an algorithm the kernel lacks (the small config has no
+# SHA-1), and modules installed xz-compressed, which the kernel can
+# decompress itself.  The options of either version are given; the other's
+# are dropped by olddefconfig (6.1 has no MODULE_COMPRESS and
+# MODULE_COMPRESS_ALL: it compresses whenever a format is chosen).
+# shellcheck disable=SC2034 # used by the tests that source this file
+guest_table_opts=(CRYPTO_SHA1 MODULE_COMPRESS MODULE_COMPRESS_NONE=n
+	MODULE_COMPRESS_XZ MODULE_COMPRESS_ALL MODULE_DECOMPRESS)
+
+# guest_kernel NAME [OPTION | OPTION=n | OPTION=STRING...]: build and
 # print the bzImage path.  MODPUBKEY is guest_keyring's unless the caller
 # sets guest_modpubkey to another keyring file.
 guest_kernel() {
@@ -124,6 +135,7 @@ guest_kernel() {
 		--set-str MODULE_SIG_KEY "$KDIR/certs/signing_key.pem"
 	for opt in "$@"; do
 		case "$opt" in
+		*=n) "$KSRC/scripts/config" --file "$obj/.config.new" --disable "${opt%=n}" ;;
 		*=*) "$KSRC/scripts/config" --file "$obj/.config.new" \
 			--set-str "${opt%%=*}" "${opt#*=}" ;;
 		*) "$KSRC/scripts/config" --file "$obj/.config.new" --enable "$opt" ;;

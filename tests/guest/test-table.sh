@@ -263,10 +263,8 @@ run_boot() {
 	guest_no_splat "$label no oops or warning" "$log"
 }
 
-# SHA-1 built in, so that the sha1 row's ENOPKG is the trust rules'
-# refusal, not an algorithm the kernel lacks (the small config has no
-# SHA-1); SHA-224 comes with SHA-256 anyway.
-kernel=$(guest_kernel table CRYPTO_SHA1)
+# guest_table_opts: SHA-1 built in (SHA-224 comes with SHA-256 anyway).
+kernel=$(guest_kernel table "${guest_table_opts[@]}")
 force_kernel=$(guest_kernel force MODULE_SIG_FORCE CRYPTO_SHA1)
 
 # Every row but valid-again (the enforcing boots' last word), the

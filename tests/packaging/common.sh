@@ -19,9 +19,12 @@ pkg_packager_keyid=$(tr 'A-F' 'a-f' <"$pkg_packager_key/fpr" | sed 's/.*\(.\{16\
 
 ensure_packages() {
 	[ -z "${MODSIGN_PKG_DIR:-}" ] || return 0
-	make -s -C "$pkg_top" BUILD="$BUILD" KCONFIG=small JOBS="${JOBS:-$(nproc)}" \
+	# This suite's build directory is the version's own (VBUILD).
+	local kver
+	kver=$(kernel_series "$KSRC")
+	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" \
 		MODSECKEY="$pkg_packager_key/sec" MODPUBKEY="$pkg_packager_key/pub" rpm
-	make -s -C "$pkg_top" BUILD="$BUILD" KCONFIG=small JOBS="${JOBS:-$(nproc)}" deb
+	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" deb
 }
 
 # One file matching a glob, or a failure naming the glob.

@@ -1,7 +1,7 @@
 #!/bin/bash
-# The series stands alone on a plain linux-source-6.1 tree: the prepared
+# The series stands alone on a plain linux-source tree: the prepared
 # source tree (scripts/prepare-tree.sh) is the pristine tarball plus one
-# git am commit per patch of kbuild-patches/series, in order, and nothing
+# git am commit per patch of kbuild-patches/KVER/series, in order, and nothing
 # else.  No file is copied in beside the patches (the ephemeral key
 # template comes in its own patch), and the builds and tests, all in
 # object trees of their own (O=), write nothing into it.
@@ -11,13 +11,13 @@ here=$(dirname "$(realpath "$0")")
 . "$here/../lib.sh"
 : "${KSRC:?KSRC must point at the patched source tree}"
 
-patches=${MODSIGN_PATCHES:-$here/../../kbuild-patches}
+patches=${MODSIGN_PATCHES:-$here/../../kbuild-patches/$(kernel_series "$KSRC")}
 base=$(git -C "$KSRC" rev-list --max-parents=0 HEAD)
 
 # The subject of each patch file, unfolded as git am reads it
-mapfile -t want < <(awk '!/^[[:space:]]*(#|$)/' "$patches/series" |
+mapfile -t want < <(series_patches "$patches" |
 	while read -r p; do
-		git mailinfo /dev/null /dev/null <"$patches/$p" | sed -n 's/^Subject: //p'
+		git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p'
 	done)
 mapfile -t have < <(git -C "$KSRC" log --reverse --format=%s "$base..HEAD")
 check "standalone: one commit per patch of the series" "${#want[@]}" "${#have[@]}"

@@ -3,7 +3,7 @@
 # for OpenPGP signatures: the signature packet and the trailer name it,
 # pgp-verify, gpgv and modinfo agree, whether pgp-sign is run by hand or
 # by Kbuild.  SHA-1 and SHA-224, which the kernel refuses, are refused by
-# pgp-sign and stop a Kbuild build, naming the hash.
+# pgp-sign and stop a Kbuild build, naming the hash; so do the SHA3 ones.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=helpers.bash
@@ -64,6 +64,20 @@ for hash in sha1 sha224; do
 	done)
 	check "Kbuild, CONFIG_MODULE_SIG_HASH=$hash: no module looks signed" none \
 		"${signed:-none}"
+done
+
+# SHA3 (6.12's CONFIG_MODULE_SIG_SHA3_* choices; 6.1 has none, and the
+# same refusal holds when it is given by hand): the kernel's OpenPGP code
+# maps no SHA3 hash, so Kbuild stops, naming the option, and signs
+# nothing.
+for hash in sha3-256 sha3-384 sha3-512; do
+	opt=CONFIG_MODULE_SIG_SHA3_${hash#sha3-}
+	rc=0
+	extmod "$dir/ext-$hash" MODSECKEY="$KEYS/main/sec" CONFIG_MODULE_SIG_HASH="$hash" || rc=$?
+	check "Kbuild, CONFIG_MODULE_SIG_HASH=$hash: the build stops, naming $opt" yes \
+		"$([ "$rc" -ne 0 ] && grep -q "$opt: OpenPGP module signatures" "$dir/ext-$hash.log" && echo yes || echo no)"
+	check "Kbuild, CONFIG_MODULE_SIG_HASH=$hash: no module built or signed" none \
+		"$(cd "$dir/ext-$hash" && ls ./*.ko 2>/dev/null || echo none)"
 done
 
 cp "$src" "$dir/md5.ko"
