@@ -23,6 +23,12 @@
 #       MODPUBKEY, KEYFLAGS), else the ephemeral pair the kernel build made
 #       in KOBJ, whose secret half is deleted here, as is the X.509 key the
 #       build generated for PKCS#7 (KOBJ/certs/signing_key.pem).
+#   modsign-pkg.sh compress KOBJ MODDIR
+#       After signing: compress every module under MODDIR as KOBJ's config
+#       asks modules_install to (CONFIG_MODULE_COMPRESS_XZ/ZSTD/GZIP; on
+#       6.12 only with CONFIG_MODULE_COMPRESS_ALL), with the kernel's own
+#       settings, and check each compressed module with pgp-verify again.
+#       Nothing to do for a config without module compression.
 set -euo pipefail
 
 prog=${0##*/}
@@ -143,6 +149,46 @@ sign_modules() {
 	echo "$prog: signed and verified ${#mods[@]} modules"
 }
 
+# config_has KOBJ OPTION: KOBJ's .config sets OPTION=y
+config_has() {
+	grep -qx "CONFIG_$2=y" "$1/.config"
+}
+
+compress_modules() {
+	local kobj=$1 moddir=$2 pub ko n=0
+	local -a cmd mods
+	# 6.12 compresses at install only with MODULE_COMPRESS_ALL; 6.1 has
+	# no such option and compresses whenever a format is chosen.
+	if grep -q '^# CONFIG_MODULE_COMPRESS_ALL is not set' "$kobj/.config"; then
+		echo "$prog: modules stay uncompressed (CONFIG_MODULE_COMPRESS_ALL is not set)"
+		return
+	fi
+	# As scripts/Makefile.modinst runs them: xz with CRC32 and a 1 MiB
+	# dictionary, which is what the kernel's decompressor handles.
+	if config_has "$kobj" MODULE_COMPRESS_XZ; then
+		cmd=(xz --check=crc32 --lzma2=dict=1MiB -f)
+	elif config_has "$kobj" MODULE_COMPRESS_ZSTD; then
+		cmd=(zstd --rm -f -q)
+	elif config_has "$kobj" MODULE_COMPRESS_GZIP; then
+		cmd=(gzip -n -f)
+	else
+		echo "$prog: modules stay uncompressed (no CONFIG_MODULE_COMPRESS_* format)"
+		return
+	fi
+	pub=${MODPUBKEY:-$kobj/modsign.pub}
+	while read -r ko; do
+		"${cmd[@]}" "$ko" || die "$ko: ${cmd[0]} failed"
+		n=$((n + 1))
+	done < <(modules_under "$moddir")
+	[ "$n" -gt 0 ] || die "$moddir: no modules to compress"
+	mapfile -t mods < <(find "$moddir" -type f -name '*.ko.*' | LC_ALL=C sort)
+	[ "${#mods[@]}" -eq "$n" ] || die "$moddir: $n modules compressed, ${#mods[@]} compressed files"
+	"$kobj/scripts/modsign/pgp-verify" --keyring "$pub" "${mods[@]}" ||
+		die "a compressed module does not verify against $pub (pgp-verify status $?)"
+	chmod 0644 "${mods[@]}"
+	echo "$prog: compressed and verified $n modules (${cmd[0]})"
+}
+
 case "${1:-}" in
 install-modules)
 	[ "$#" -eq 3 ] || die "usage: $prog install-modules KOBJ MODDIR"
@@ -156,8 +202,12 @@ sign)
 	[ "$#" -eq 3 ] || die "usage: $prog sign KOBJ MODDIR"
 	sign_modules "$2" "$3"
 	;;
+compress)
+	[ "$#" -eq 3 ] || die "usage: $prog compress KOBJ MODDIR"
+	compress_modules "$2" "$3"
+	;;
 *)
-	echo "usage: $prog install-modules|split-debug|sign ..." >&2
+	echo "usage: $prog install-modules|split-debug|sign|compress ..." >&2
 	exit 2
 	;;
 esac

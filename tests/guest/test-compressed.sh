@@ -49,7 +49,7 @@ for m in "${order[@]}"; do
 	"$verify" --keyring "$KDIR/modsign.pub" "$inst" >/dev/null 2>&1 && valid=$((valid + 1))
 	# The kernel's xz decoder knows CRC32 (and no check), not CRC64 or
 	# SHA-256, and a dictionary of 1 MiB at most is what it allocates.
-	xz --robot -lvv "$inst" | awk -F'\t' '$1 == "stream" && $5 == "CRC32"' | grep . >/dev/null &&
+	xz --robot -lvv "$inst" | awk -F'\t' '$1 == "stream" && $9 == "CRC32"' | grep . >/dev/null &&
 		xz --robot -lvv "$inst" | grep -F -- '--lzma2=dict=1MiB' >/dev/null && crc32=$((crc32 + 1))
 done
 n=${#order[@]}
@@ -92,9 +92,11 @@ for f in /usr/bin/kmod $(ldd /usr/bin/kmod | awk '/=> \// { print $3 } /^\t\/lib
 	mkdir -p "$payload$(dirname "$f")"
 	cp -L "$f" "$payload$f"
 done
-mkdir -p "$payload/sbin"
+# kmod acts on the name it is called by; /usr/sbin, as busybox's own
+# modprobe and insmod are in /bin.
+mkdir -p "$payload/usr/sbin"
 for t in modprobe insmod; do
-	ln -sf /usr/bin/kmod "$payload/sbin/kmod-$t"
+	ln -sf /usr/bin/kmod "$payload/usr/sbin/$t"
 done
 cp "$mods/tampered.ko.xz" "$payload/kmod-tampered.ko.xz"
 cat >"$payload/setup.sh" <<'SETUP'
@@ -102,6 +104,8 @@ cat >"$payload/setup.sh" <<'SETUP'
 # kmod cases, reported as cases.sh reports its own; the errno comes from
 # kmod's message (it prints strerror).
 mode=$1
+# No ld.so.cache in the initramfs: name the libraries' directory.
+export LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu
 errno_of() {
 	case "$1" in
 	*"Key was rejected by service"*) echo EKEYREJECTED ;;
@@ -118,10 +122,10 @@ kcase() {
 	if out=$("$@" 2>&1); then result=OK; else result=$(errno_of "$out"); fi
 	echo "CASE $name $mode $result $(cat /proc/sys/kernel/tainted)"
 }
-kcase kmod-modprobe /sbin/kmod-modprobe deflate
+kcase kmod-modprobe /usr/sbin/modprobe deflate
 echo "KMOD-LOADED $(cut -d' ' -f1 /proc/modules | sort | tr '\n' ' ')"
 rmmod deflate zlib_deflate zlib_inflate
-kcase kmod-insmod-tampered /sbin/kmod-insmod /kmod-tampered.ko.xz
+kcase kmod-insmod-tampered /usr/sbin/insmod /kmod-tampered.ko.xz
 SETUP
 chmod 0755 "$payload/setup.sh"
 
