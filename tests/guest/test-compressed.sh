@@ -72,17 +72,22 @@ xz --check=crc32 --lzma2=dict=1MiB -c "$work/body-flip.ko" >"$mods/tampered.ko.x
 cp "$crc7" "$mods/xz-flip.ko.xz"
 size=$(stat -c %s "$crc7")
 printf '\xff' | dd of="$mods/xz-flip.ko.xz" bs=1 seek=$((size / 2)) conv=notrunc status=none
-# Compressed, then signed: the signature covers the xz bytes, not the
-# module the kernel will check (tests/resign-module.py signs anything).
-"$here/../resign-module.py" "$crc7" "$KDIR/modsign.sec" "$work/signed-after.ko.xz"
-cp "$work/signed-after.ko.xz" "$mods/signed-after.ko.xz"
-cp "$work/signed-after.ko.xz" "$mods/signed-after-raw.ko"
+# Compressed, then signed, the mistake the kernel must catch: the
+# signature covers the xz bytes, not the module the kernel will check
+# (tests/resign-module.py signs anything).
+"$KSRC/scripts/extract-module-sig.pl" -0 "$obj/lib/crc7.ko" >"$work/body.ko" 2>/dev/null
+xz --check=crc32 --lzma2=dict=1MiB -c "$work/body.ko" >"$work/body.ko.xz"
+"$here/../resign-module.py" "$work/body.ko.xz" "$KDIR/modsign.sec" "$mods/signed-after.ko.xz"
+cp "$mods/signed-after.ko.xz" "$mods/signed-after-raw.ko"
+# The same, of a module that was signed before it was compressed.
+"$here/../resign-module.py" "$crc7" "$KDIR/modsign.sec" "$mods/signed-twice.ko.xz"
 cat >"$payload/cases.list" <<CASES
 valid valid.ko.xz crc7
 tampered tampered.ko.xz crc7
 xz-flip xz-flip.ko.xz crc7
 signed-after signed-after.ko.xz crc7
 signed-after-raw signed-after-raw.ko crc7
+signed-twice signed-twice.ko.xz crc7
 CASES
 
 # kmod, run from the initramfs with its libraries: modprobe resolves
@@ -124,7 +129,7 @@ kcase() {
 }
 kcase kmod-modprobe /usr/sbin/modprobe deflate
 echo "KMOD-LOADED $(cut -d' ' -f1 /proc/modules | sort | tr '\n' ' ')"
-rmmod deflate zlib_deflate zlib_inflate
+rmmod deflate zlib_deflate
 kcase kmod-insmod-tampered /usr/sbin/insmod /kmod-tampered.ko.xz
 SETUP
 chmod 0755 "$payload/setup.sh"
@@ -149,10 +154,18 @@ want signed-after EKEYREJECTED
 # Taken as it is, the signature is good but what it covers is no ELF
 # module: the loader's own checks refuse it after the signature check.
 want signed-after-raw ENOEXEC
+# The kernel's decompressors stop at the end of the compressed stream and
+# ignore what follows: the signed module inside is what is checked.
+want signed-twice OK
 want kmod-modprobe OK
-check "compressed: modprobe loaded deflate and its dependencies" \
-	"deflate zlib_deflate zlib_inflate" \
-	"$(sed -n 's/^KMOD-LOADED //p' "$log" | tr ' ' '\n' | grep -E '^(deflate|zlib_deflate|zlib_inflate)$' | tr '\n' ' ' | sed 's/ $//')"
+# deflate and what modules.dep says it needs (zlib_deflate; zlib_inflate
+# is built in when the kernel unpacks a gzip initramfs)
+deps=$(awk -F'[: ]+' '$1 == "kernel/crypto/deflate.ko.xz" {
+	for (i = 1; i <= NF; i++) if ($i != "") { sub(/.*\//, "", $i); sub(/\.ko\.xz$/, "", $i); print $i } }' \
+	"$moddir/modules.dep" | sort | tr '\n' ' ' | sed 's/ $//')
+check "compressed: modules.dep names deflate's dependency" "deflate zlib_deflate" "$deps"
+check "compressed: modprobe loaded deflate and its dependencies" "$deps" \
+	"$(sed -n 's/^KMOD-LOADED //p' "$log" | tr ' ' '\n' | grep -E '^(deflate|zlib_deflate|zlib_inflate)$' | sort | tr '\n' ' ' | sed 's/ $//')"
 want kmod-insmod-tampered EKEYREJECTED
 guest_no_splat "compressed: no oops or warning" "$log"
 
@@ -166,4 +179,7 @@ check "compressed: pgp-verify: valid .ko.xz exits 0" 0 "$(outcome_of "$mods/vali
 check "compressed: pgp-verify: tampered .ko.xz is a bad signature (exit 12)" 12 "$(outcome_of "$mods/tampered.ko.xz")"
 check "compressed: pgp-verify: altered xz stream is bad compression (exit 17)" 17 "$(outcome_of "$mods/xz-flip.ko.xz")"
 check "compressed: pgp-verify: signed after compression (exit 18)" 18 "$(outcome_of "$mods/signed-after.ko.xz")"
+# Stricter than the kernel, on purpose: a signature after the stream is
+# a packaging mistake even when the module inside is signed.
+check "compressed: pgp-verify: signed, compressed, signed again (exit 18)" 18 "$(outcome_of "$mods/signed-twice.ko.xz")"
 finish
