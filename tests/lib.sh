@@ -49,6 +49,13 @@ kernel_series() {
 		END { if (v == "" || p == "") exit 1; print v "." p }' "$1/Makefile"
 }
 
+# modules_ko DIR: the modules of the object tree DIR, one path (relative
+# to DIR, ending in .ko) a line, from modules.order, which names the .ko
+# files on 6.1 and the objects (.o) on 6.12.
+modules_ko() {
+	sed 's/\.o$/.ko/' "$1/modules.order"
+}
+
 # series_patches DIR: the patch files of DIR/series, in order.
 series_patches() {
 	awk -v d="$1" '!/^[[:space:]]*(#|$)/ { print d "/" $0 }' "$1/series"

@@ -201,7 +201,7 @@ while read -r m; do
 	if "$verifier" --keyring "$tree/modsign.pub" "$tree/$m" >/dev/null 2>&1; then
 		good=$((good + 1))
 	fi
-done <"$tree/modules.order"
+done < <(modules_ko "$tree")
 check "in-tree discard: all $n modules verify" "$n" "$good"
 cp "$tree/arch/x86/boot/bzImage" "$work/bzImage.before"
 cp "$tree/certs/signing_key.x509" "$work/x509.before"
@@ -216,7 +216,7 @@ check "in-tree discard: the built-in certificate is the same" same \
 check "in-tree discard: the kernel image is the same" same \
 	"$(cmp -s "$work/bzImage.before" "$tree/arch/x86/boot/bzImage" && echo same)"
 
-first=$(head -n1 "$tree/modules.order")
+first=$(modules_ko "$tree" | head -n1)
 rm -f "$tree/$first"
 rc=0
 kmake "$work/intree-resign.log" modules || rc=$?

@@ -113,8 +113,15 @@ build() {
 	done
 	[ "${#uobjs[@]}" -gt 0 ] || die "no pgp-verify objects in $MODSIGN_SRC/Makefile"
 	compile "$obj/fuzz-modsig.o" "$here/fuzz-modsig.c" "${uflags[@]}"
+	# Its libraries too (libcrypto, and the decompressors it reads
+	# compressed modules with).
+	# shellcheck disable=SC2016 # $(HOSTLDLIBS_pgp-verify) is for make to expand
+	mapfile -t ulibs < <(printf 'include %s\nfuzz-libs:\n\t@echo $(HOSTLDLIBS_pgp-verify)\n' \
+		"$MODSIGN_SRC/Makefile" | make -s --no-print-directory -f - HOSTPKG_CONFIG=pkg-config fuzz-libs |
+		tr ' ' '\n' | grep .)
+	[ "${#ulibs[@]}" -gt 0 ] || die "no pgp-verify libraries in $MODSIGN_SRC/Makefile"
 	"$cc" "${san[@]}" -fsanitize=fuzzer -o "$FUZZ_OUT/bin/modsig" \
-		"$obj/fuzz-modsig.o" "${uobjs[@]}" -lcrypto
+		"$obj/fuzz-modsig.o" "${uobjs[@]}" "${ulibs[@]}"
 
 	# The name reader of modules the kernel has not verified: one file,
 	# self-contained.  Misaligned ELF headers are the kernel's normal

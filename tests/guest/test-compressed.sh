@@ -38,7 +38,7 @@ make -C "$KSRC" O="$obj" INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 \
 	modules_install >"$work/install.log" 2>&1 || rc=$?
 check "compressed: modules_install succeeds" 0 "$rc"
 moddir=$root/lib/modules/$release
-mapfile -t order < <(sed 's/\.o$/.ko/' "$obj/modules.order")
+mapfile -t order < <(modules_ko "$obj")
 xz_n=0 plain_n=0 same=0 valid=0 crc32=0
 for m in "${order[@]}"; do
 	inst=$moddir/kernel/$m.xz

@@ -76,7 +76,7 @@ usekey main
 # A module to sign: a stripped, unsigned copy of an in-tree one.
 sample_module() {
 	local m
-	m=$(head -n1 "$KDIR/modules.order")
+	m=$(modules_ko "$KDIR" | head -n1)
 	echo "$KDIR/${m%.ko}.ko.stripped"
 }
 

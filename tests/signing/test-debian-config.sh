@@ -35,7 +35,9 @@ check "debian config: pgp-sign and pgp-verify are built" yes \
 ext=$work/extmod
 cp -r "$tests_dir/modules/extmod" "$ext"
 rc=0
-make -C "$obj" M="$ext" modules "${keys[@]}" >"$work/extmod.log" 2>&1 || rc=$?
+# No vmlinux, so no Module.symvers: modpost cannot resolve the modules'
+# symbols, which 6.12 makes an error unless told it is expected.
+make -C "$obj" M="$ext" modules KBUILD_MODPOST_WARN=1 "${keys[@]}" >"$work/extmod.log" 2>&1 || rc=$?
 check "debian config: external modules build" 0 "$rc"
 for mod in extmod_a extmod_b; do
 	m=$ext/$mod.ko

@@ -44,7 +44,7 @@ while read -r m; do
 		"$(readelf -S -W "$ko.unsigned" | grep '\.debug_info' >/dev/null && echo yes || echo no)"
 	check "$name: foo.ko.unsigned is unsigned" no \
 		"$(has_trailer "$ko.unsigned" && echo yes || echo no)"
-done <"$KDIR/modules.order"
+done < <(modules_ko "$KDIR")
 check "in-tree modules checked" yes "$([ "$n" -gt 0 ] && echo yes || echo no)"
 
 finish
