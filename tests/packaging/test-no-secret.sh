@@ -61,8 +61,13 @@ for pkg in "$pkg_dir"/rpm/*.rpm "$pkg_dir"/deb/*.deb; do
 		"$KSRC/scripts/extract-vmlinux" "$img" >"$img.vmlinux" ||
 			fail "$name: decompress ${img##*/}"
 	done < <(find "$tree" -name 'vmlinuz-*')
-	# A source rpm's linux-source tarball is the pristine upstream one.
-	find "$tree" -type f ! -name 'linux-source-6.1.tar.xz' -print0 |
+	# A source rpm's linux-source tarball is the pristine upstream one
+	# (6.12's carries the SGX selftests' own signing key), as shown here.
+	while read -r tarball; do
+		check "$name: ${tarball##*/} is Debian's, unchanged" same \
+			"$(cmp -s "$tarball" "/usr/src/${tarball##*/}" && echo same)"
+	done < <(find "$tree" -type f -name 'linux-source-*.tar.xz')
+	find "$tree" -type f ! -name 'linux-source-*.tar.xz' -print0 |
 		xargs -0 "$scan" >"$dir/$name.scan" 2>&1 && rc=0 || rc=$?
 	sed "s|^|$name: |" "$dir/$name.scan"
 	check "$name holds no secret key" "0" "$rc"
