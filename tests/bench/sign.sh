@@ -128,11 +128,15 @@ done
 
 # check_pgp LABEL DIR KEYDIR: every module in DIR verifies with the key
 check_pgp() {
-	local bad
-	bad=$(find "$2" -name '*.ko' -type f -print0 |
-		xargs -0 "$verifier" --keyring "$3/pub" 2>&1 | grep -v ': valid\(: .*\)\?$' || true)
-	if [ -n "$bad" ]; then
-		echo "sign: $1: modules that do not verify:" >&2
+	local out bad rc=0
+	# The verifier's status counts as well as its report: awk, not
+	# grep -v, keeps the lines that do not say "valid" without failing
+	# when there are none.
+	out=$(find "$2" -name '*.ko' -type f -print0 |
+		xargs -0 "$verifier" --keyring "$3/pub" 2>&1) || rc=$?
+	bad=$(printf '%s\n' "$out" | awk 'NF && !/: valid(: .*)?$/')
+	if [ -n "$bad" ] || [ "$rc" -ne 0 ]; then
+		echo "sign: $1: modules that do not verify (pgp-verify status $rc):" >&2
 		echo "$bad" | sed -n 1,5p >&2
 		exit 1
 	fi
