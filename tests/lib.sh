@@ -61,6 +61,27 @@ series_patches() {
 	awk -v d="$1" '!/^[[:space:]]*(#|$)/ { print d "/" $0 }' "$1/series"
 }
 
+# copy_objtree SRC DST: make DST a copy of the object tree SRC, which make
+# (-C $KSRC O=DST) then rebuilds incrementally: minutes instead of a whole
+# kernel.  The copy leaves out SRC's secret keys (their modes say which).
+# objtool's own build records absolute paths, so it is rebuilt in DST; its
+# files then get SRC's objtool's time back, or every object, being older
+# than the new objtool, would be rebuilt too.
+copy_objtree() {
+	local src=$1 obj=$2
+	: "${KSRC:?KSRC must point at the patched source tree}"
+	rm -rf "$obj"
+	mkdir -p "$obj"
+	(cd "$src" && find . -type f -perm -0400 ! -perm -0044 -print0) >"$obj.secrets"
+	cp -a "$src/." "$obj/"
+	(cd "$obj" && xargs -0 -r rm -f <"$obj.secrets")
+	rm -f "$obj.secrets"
+	if [ -e "$src/tools/objtool/objtool" ]; then
+		make -s -C "$KSRC" O="$obj" -j"${JOBS:-2}" tools/objtool >&2
+		find "$obj/tools" -exec touch -h -r "$src/tools/objtool/objtool" {} +
+	fi
+}
+
 finish() {
 	echo "# $(basename "$0"): $tests_passed passed, $tests_failed failed"
 	[ "$tests_failed" -eq 0 ]

@@ -113,22 +113,10 @@ guest_kernel() {
 	# A new object directory starts as a copy of the main build's (same
 	# source and config but for the keys, and MODULE_SIG_FORCE): make then
 	# rebuilds only what the differences touch, minutes instead of a whole
-	# kernel.  The copy leaves out the main build's secret keys (their
-	# modes say which); the guest build signs with them where they are.
-	# objtool's own build records absolute paths, so it is rebuilt here;
-	# its files then get the main build's objtool's time back, or every
-	# object, being older than the new objtool, would be rebuilt too.
+	# kernel.  The guest build signs with the main build's secret keys
+	# where they are.
 	if [ ! -e "$obj/.config.in" ] && [ -e "$KDIR/vmlinux" ]; then
-		rm -rf "$obj"
-		mkdir -p "$obj"
-		(cd "$KDIR" && find . -type f -perm -0400 ! -perm -0044 -print0) >"$obj.secrets"
-		cp -a "$KDIR/." "$obj/"
-		(cd "$obj" && xargs -0 -r rm -f <"$obj.secrets")
-		rm -f "$obj.secrets"
-		if [ -e "$KDIR/tools/objtool/objtool" ]; then
-			make -s -C "$KSRC" O="$obj" -j"${JOBS:-2}" tools/objtool >&2
-			find "$obj/tools" -exec touch -h -r "$KDIR/tools/objtool/objtool" {} +
-		fi
+		copy_objtree "$KDIR" "$obj"
 	fi
 	cp "$KDIR/.config" "$obj/.config.new"
 	"$KSRC/scripts/config" --file "$obj/.config.new" \
