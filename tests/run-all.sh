@@ -26,7 +26,7 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 # table are reused by the later guest tests.
 all_dirs=(patches signing guest hostile faults packaging fuzz)
 # What a kernel version changes: the tests of the tools alone are not here.
-per_kernel='/(patches|guest|hostile)/|/signing/test-(kbuild|intree|hashes|debian-config|ephemeral|pubring|compressed-install)\.sh$'
+per_kernel='/(patches|guest|hostile)/|/signing/test-(kbuild|kbuild-detached|intree|hashes|debian-config|ephemeral|pubring|compressed-install)\.sh$'
 
 if [ "$#" -eq 0 ]; then
 	: "${BUILD:?}" "${KDIR:?}"

@@ -13,7 +13,8 @@
 # one worker or three; gpgv accepts each detached signature over the
 # unsigned module; the signing side runs in its own mount and network
 # namespace, where the build tree is an empty tmpfs, and the build side
-# ends with no copy of the secret key.  Refused, with the exit status and
+# ends with no copy of the secret key; a gpg-agent forwarded to the build
+# side (its extra socket) signs for pgp-sign and Kbuild there.  Refused, with the exit status and
 # a message naming the file, and no module changed: a missing signature,
 # another module's, a module or digest that is not the manifest's, a
 # signature from another manifest or by a key not in the keyring, a
@@ -166,6 +167,41 @@ rc=0
 	--signatures "$dir/sigs-unsigned" --keyring "$KEYS/main/pub" --suffix .unsigned -T -) || rc=$?
 check "attach --suffix .unsigned -T -: MODULE.unsigned kept, MODULE signed as in place" "0 yes yes" \
 	"$rc $(cmp -s "$tree/$first.unsigned" "$orig/$first" && echo yes) $(cmp -s "$tree/$first" "$ref/$first" && echo yes)"
+
+# --- a forwarded gpg-agent ------------------------------------------------
+# The key's agent runs on the signing side; the build side's GNUPGHOME
+# holds the public key only, and its agent socket is the signing agent's
+# restricted extra socket, which is what ssh's RemoteForward of
+# "agent-extra-socket" to "agent-socket" gives (keys/README.md).
+signhome=$dir/signhome buildhome=$dir/buildhome
+mkdir -m 0700 "$signhome" "$buildhome"
+gpg_homes+=("$signhome" "$buildhome")
+gpg --homedir "$signhome" --batch --quiet --import "$KEYS/main/sec" 2>/dev/null
+gpg --homedir "$buildhome" --batch --quiet --import "$KEYS/main/pub" 2>/dev/null
+gpgconf --homedir "$signhome" --launch gpg-agent
+extra=$(gpgconf --homedir "$signhome" --list-dirs agent-extra-socket)
+buildsock=$(gpgconf --homedir "$buildhome" --list-dirs agent-socket)
+mkdir -p "$(dirname "$buildsock")"
+rm -f "$buildsock"
+ln -s "$extra" "$buildsock"
+check "forwarded agent: the build side's GNUPGHOME holds no secret key" "0 0" \
+	"$(find "$buildhome" -path '*private-keys-v1.d/*' | wc -l) $("$scan" "$KEYS/main/sec" "$buildhome" | wc -l)"
+fresh_tree
+rc=0
+(cd "$tree" && "$SIGN" -n "$(fpr main)" -g "--homedir $buildhome" "${rel[@]}") || rc=$?
+check "forwarded agent: pgp-sign signs in place, as with the key file" "0 $n" \
+	"$rc $(same_as "$tree" "$ref")"
+rc=0
+"$SIGN" -g "--homedir $buildhome" --sign-manifest "$dir/manifest" --output "$dir/sigs-remote" || rc=$?
+check "forwarded agent: the manifest's signatures, as with the key file" "0 yes" \
+	"$rc $(diff -r "$dir/sigs" "$dir/sigs-remote" >/dev/null && echo yes)"
+# Kbuild: an external module signed through the forwarded socket.
+rc=0
+extmod "$dir/extmod-remote" MODSECKEY= MODKEYNAME="$(fpr main)" KEYFLAGS="--homedir $buildhome" || rc=$?
+check "forwarded agent: Kbuild signs external modules through it" "0 valid valid" \
+	"$rc $(verify_outcome "$KEYS/main/pub" "$dir/extmod-remote/extmod_a.ko") $(verify_outcome "$KEYS/main/pub" "$dir/extmod-remote/extmod_b.ko")"
+check "forwarded agent: no agent of its own was started on the build side" yes \
+	"$([ -L "$buildsock" ] && echo yes)"
 
 # --- what pgp-attach refuses ----------------------------------------------
 # refused NAME STATUS PATTERN [ATTACH ARGS...]: attach from $sigs with
