@@ -18,6 +18,9 @@
 #   gfloor    bin/floor -e gcrypt: SHA-256 and gcry_pk_sign (libgcrypt, what
 #             gpg-agent uses) in a loop
 #   agent     the project's signer through gpg-agent (no key file)
+#   detached  the round trip of signing off the build host: pgp-attach
+#             --create (the manifest), pgp-sign --sign-manifest --jobs J
+#             (key file), pgp-attach (every module checked, then written)
 #
 # The sample is cut into chunks of BENCH_CHUNK modules and every
 # configuration signs each chunk in turn, starting with a different one
@@ -37,7 +40,7 @@ corpus=$BENCH_DIR/corpus
 work=$BENCH_DIR/work
 read -r -a sizes <<<"${BENCH_SIZES:-3072 4096}"
 read -r -a jobs_list <<<"${BENCH_JOBS_LIST:-1 2}"
-read -r -a methods <<<"${BENCH_METHODS:-floor wfloor signer sign-file gpg gfloor agent}"
+read -r -a methods <<<"${BENCH_METHODS:-floor wfloor signer sign-file gpg gfloor agent detached}"
 chunk=${BENCH_CHUNK:-200}
 raw=$res/sign.tsv
 sizes_tsv=$res/sizes.tsv
@@ -65,8 +68,8 @@ else
 	: >"$raw"
 	: >"$sizes_tsv"
 	: >"$work/done"
-	for f in scripts/modsign/pgp-sign scripts/modsign/pgp-verify scripts/sign-file \
-		scripts/extract-module-sig.pl; do
+	for f in scripts/modsign/pgp-sign scripts/modsign/pgp-verify \
+		scripts/modsign/pgp-attach scripts/sign-file scripts/extract-module-sig.pl; do
 		t=$KOBJ/$f
 		[ -e "$t" ] || t=$KSRC/$f
 		if [ ! -e "$t" ]; then
@@ -78,6 +81,7 @@ else
 fi
 signer=$work/tools/pgp-sign
 verifier=$work/tools/pgp-verify
+attach=$work/tools/pgp-attach
 signfile=$work/tools/sign-file
 extract=$work/tools/extract-module-sig.pl
 echo "sign: pgp-sign $(sha256sum "$signer" | cut -c1-12), sign-file $(sha256sum "$signfile" | cut -c1-12) from $KOBJ"
@@ -193,6 +197,25 @@ run_one() {
 				--gpg-options "--homedir ${gnupg[$size]}" --hash sha256 --jobs "$j" \
 				--suffix .body --files-from "$work/files"
 		fi
+		;;
+	detached)
+		while read -r m; do
+			ln -s "$corpus/bodies/$m" "$out/$m.body"
+		done <"$list"
+		# One timed command for the three steps; the manifest and the
+		# signatures stay under $out, paths relative to it.
+		# shellcheck disable=SC2016 # expanded by the inner bash
+		(cd "$out" && "$bin/btime" -o "$raw" -l "$label" -n "$n" -- \
+			bash -c 'set -e
+				attach=$1 sign=$2 kd=$3 j=$4 list=$5
+				"$attach" --create manifest --keyring "$kd/pub" --hash sha256 \
+					--suffix .body -T "$list"
+				"$sign" --secret-key "$kd/sec" --jobs "$j" \
+					--sign-manifest manifest --output sigs
+				"$attach" --manifest manifest --signatures sigs \
+					--keyring "$kd/pub" --suffix .body' \
+			sh "$attach" "$signer" "$kd" "$j" "$list")
+		rm -rf "$out/sigs" "$out/manifest"
 		;;
 	sign-file)
 		(cd "$corpus/bodies" && "$bin/btime" -o "$raw" -l "$label" -n "$n" -- \
