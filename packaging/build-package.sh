@@ -10,6 +10,14 @@
 # FRAGMENT KSRC, and optionally MODSECKEY/MODPUBKEY.  The build log goes
 # to OUTDIR/build.log; a build that fails leaves no stamp, so it is
 # retried next time.
+#
+# Signing off the build host (MODPUBKEY only, no MODSECKEY):
+# MODSIGN_PKG_MANIFEST=FILE alone is the unsigned build, which writes the
+# manifest of the packaged modules to FILE and keeps no package (they are
+# unsigned); with MODSIGN_PKG_SIGNATURES=DIR (pgp-sign --sign-manifest FILE
+# --output DIR, where the key is) the same build again attaches them.  The
+# two must run in the same OUTDIR, with the same SOURCE_DATE_EPOCH, so
+# that they build the same modules.
 set -euo pipefail
 
 if [ "$#" -ne 2 ]; then
@@ -21,7 +29,22 @@ out=$2
 : "${TOP:?}" "${TARBALL:?}" "${KVER:?}" "${KCONFIG:?}" "${JOBS:?}" "${FRAGMENT:?}" "${KSRC:?}"
 here=$TOP/packaging
 
-if [ -n "${MODSECKEY:-}" ] || [ -n "${MODPUBKEY:-}" ]; then
+if [ -n "${MODSIGN_PKG_MANIFEST:-}" ]; then
+	if [ -n "${MODSECKEY:-}" ] || [ -z "${MODPUBKEY:-}" ]; then
+		echo "build-package: signing off the build host: give MODPUBKEY, and no MODSECKEY" >&2
+		exit 2
+	fi
+	MODPUBKEY=$(realpath "$MODPUBKEY")
+	mkdir -p "$(dirname "$MODSIGN_PKG_MANIFEST")"
+	MODSIGN_PKG_MANIFEST=$(realpath "$MODSIGN_PKG_MANIFEST")
+	if [ -n "${MODSIGN_PKG_SIGNATURES:-}" ]; then
+		MODSIGN_PKG_SIGNATURES=$(realpath "$MODSIGN_PKG_SIGNATURES")
+	fi
+	export MODPUBKEY MODSIGN_PKG_MANIFEST MODSIGN_PKG_SIGNATURES
+elif [ -n "${MODSIGN_PKG_SIGNATURES:-}" ]; then
+	echo "build-package: MODSIGN_PKG_SIGNATURES needs MODSIGN_PKG_MANIFEST" >&2
+	exit 2
+elif [ -n "${MODSECKEY:-}" ] || [ -n "${MODPUBKEY:-}" ]; then
 	if [ -z "${MODSECKEY:-}" ] || [ -z "${MODPUBKEY:-}" ]; then
 		echo "build-package: give both MODSECKEY and MODPUBKEY, or neither" >&2
 		exit 2
@@ -29,12 +52,23 @@ if [ -n "${MODSECKEY:-}" ] || [ -n "${MODPUBKEY:-}" ]; then
 	MODSECKEY=$(realpath "$MODSECKEY")
 	MODPUBKEY=$(realpath "$MODPUBKEY")
 fi
+# unsigned: the first of the two builds of signing off the build host
+phase=signed
+if [ -n "${MODSIGN_PKG_MANIFEST:-}" ] && [ -z "${MODSIGN_PKG_SIGNATURES:-}" ]; then
+	phase=unsigned
+fi
 
 inputs_hash() {
 	{
-		echo "$kind $KVER $KCONFIG ${MODSECKEY:-ephemeral} ${MODPUBKEY:-}"
+		echo "$kind $KVER $KCONFIG ${MODSECKEY:-ephemeral} ${MODPUBKEY:-} $phase"
+		echo "${SOURCE_DATE_EPOCH:-}"
 		stat -c '%n %s %Y' "$TARBALL"
-		[ -z "${MODPUBKEY:-}" ] || sha256sum "$MODSECKEY" "$MODPUBKEY"
+		[ -z "${MODSECKEY:-}" ] || sha256sum "$MODSECKEY"
+		[ -z "${MODPUBKEY:-}" ] || sha256sum "$MODPUBKEY"
+		if [ "$phase" = signed ] && [ -n "${MODSIGN_PKG_SIGNATURES:-}" ]; then
+			sha256sum "$MODSIGN_PKG_MANIFEST"
+			find "$MODSIGN_PKG_SIGNATURES" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+		fi
 		sha256sum "$FRAGMENT"
 		for d in packaging kbuild-patches scripts; do
 			[ ! -d "$TOP/$d" ] || find -H "$TOP/$d" -type f ! -name '*.sec' -print0
@@ -43,7 +77,7 @@ inputs_hash() {
 }
 
 want=$(inputs_hash)
-if [ -f "$out/.inputs" ] && [ "$(cat "$out/.inputs")" = "$want" ]; then
+if [ "$phase" = signed ] && [ -f "$out/.inputs" ] && [ "$(cat "$out/.inputs")" = "$want" ]; then
 	echo "build-package: $kind packages in $out are up to date"
 	exit 0
 fi
@@ -77,7 +111,16 @@ rpm)
 	defs=(--define "_topdir $top" --define "kversion $kversion" --define "kseries $KVER"
 		--define "kconfig $KCONFIG" --define "_smp_mflags -j$JOBS")
 	if [ -n "${MODSECKEY:-}" ]; then
-		defs+=(--define "modseckey $MODSECKEY" --define "modpubkey $MODPUBKEY")
+		defs+=(--define "modseckey $MODSECKEY")
+	fi
+	if [ -n "${MODPUBKEY:-}" ]; then
+		defs+=(--define "modpubkey $MODPUBKEY")
+	fi
+	if [ -n "${MODSIGN_PKG_MANIFEST:-}" ]; then
+		defs+=(--define "modsign_manifest $MODSIGN_PKG_MANIFEST")
+	fi
+	if [ -n "${MODSIGN_PKG_SIGNATURES:-}" ]; then
+		defs+=(--define "modsign_signatures $MODSIGN_PKG_SIGNATURES")
 	fi
 	# --nodeps: the BuildRequires name Debian packages that the rpm
 	# database here knows nothing about.
@@ -117,6 +160,18 @@ esac
 # The build trees are large and the ephemeral secret key must not outlive
 # the build; the packages and the log are what is kept.
 rm -rf "$work"
+if [ "$phase" = unsigned ]; then
+	# Packages of unsigned modules are not for installing: only the
+	# manifest (and the log) come out of the unsigned build.
+	find "$out" -maxdepth 1 -type f \( -name '*.rpm' -o -name '*.deb' -o -name '*.buildinfo' \
+		-o -name '*.changes' \) -delete
+	[ -s "$MODSIGN_PKG_MANIFEST" ] || {
+		echo "build-package: the unsigned build wrote no manifest ($MODSIGN_PKG_MANIFEST)" >&2
+		exit 1
+	}
+	echo "build-package: unsigned $kind build done in $((SECONDS - start)) s; sign $MODSIGN_PKG_MANIFEST"
+	exit 0
+fi
 echo "$((SECONDS - start))" >"$out/build-seconds"
 echo "$want" >"$out/.inputs"
 echo "build-package: $kind packages in $out after $((SECONDS - start)) s:"

@@ -23,6 +23,14 @@
 #       MODPUBKEY, KEYFLAGS), else the ephemeral pair the kernel build made
 #       in KOBJ, whose secret half is deleted here, as is the X.509 key the
 #       build generated for PKCS#7 (KOBJ/certs/signing_key.pem).
+#       Signing off the build host, two builds: with MODSIGN_PKG_MANIFEST
+#       alone (the unsigned build), nothing is signed and the manifest of
+#       the modules (scripts/modsign/pgp-attach --create, paths relative
+#       to MODDIR) is written to that file for pgp-sign --sign-manifest
+#       where the key is; with MODSIGN_PKG_SIGNATURES too (the signed
+#       build), the signatures made from that manifest are attached, each
+#       module checked first.  MODPUBKEY is required and MODSECKEY refused:
+#       the secret key is not on the build host.
 #   modsign-pkg.sh compress KOBJ MODDIR
 #       After signing: compress every module under MODDIR as KOBJ's config
 #       asks modules_install to (CONFIG_MODULE_COMPRESS_XZ/ZSTD/GZIP; on
@@ -102,9 +110,59 @@ discard_build_keys() {
 	done
 }
 
+# The modules under MODDIR, relative to it: the manifest's paths.
+relative_modules() {
+	(cd "$1" && find kernel -type f -name '*.ko' | LC_ALL=C sort)
+}
+
+# detached KOBJ MODDIR: the unsigned build's manifest, or the signed
+# build's attaching (see the header).
+detached() {
+	local kobj=$1 moddir=$2 attach verifier hash n
+	local -a mods name
+	[ -z "${MODSECKEY:-}" ] ||
+		die "MODSECKEY is set: signing off the build host takes no secret key here"
+	if [ -z "${MODPUBKEY:-}" ] || [ ! -r "$MODPUBKEY" ]; then
+		die "MODPUBKEY: the public keyring of the signing key is needed (and readable)"
+	fi
+	attach=$kobj/scripts/modsign/pgp-attach
+	verifier=$kobj/scripts/modsign/pgp-verify
+	[ -x "$attach" ] || die "$attach: the tree's pgp-attach is missing"
+	x509_key=$kobj/certs/signing_key.pem
+	trap discard_build_keys EXIT
+	n=$(relative_modules "$moddir" | wc -l)
+	[ "$n" -gt 0 ] || die "$moddir: no modules"
+	if [ -z "${MODSIGN_PKG_SIGNATURES:-}" ]; then
+		hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$kobj/.config")
+		[ -n "$hash" ] || die "$kobj/.config: no CONFIG_MODULE_SIG_HASH"
+		name=()
+		[ -z "${MODKEYNAME:-}" ] || name=(--key-name "$MODKEYNAME")
+		relative_modules "$moddir" | (cd "$moddir" && "$attach" --create "$MODSIGN_PKG_MANIFEST" \
+			--keyring "$MODPUBKEY" --hash "$hash" "${name[@]}" -T -) ||
+			die "cannot write the manifest $MODSIGN_PKG_MANIFEST"
+		echo "$prog: $n modules left unsigned, their manifest in $MODSIGN_PKG_MANIFEST"
+		return
+	fi
+	[ -r "$MODSIGN_PKG_MANIFEST" ] || die "$MODSIGN_PKG_MANIFEST: the unsigned build's manifest is missing"
+	relative_modules "$moddir" | (cd "$moddir" && "$attach" --manifest "$MODSIGN_PKG_MANIFEST" \
+		--signatures "$MODSIGN_PKG_SIGNATURES" --keyring "$MODPUBKEY" -T -) ||
+		die "attaching the signatures of $MODSIGN_PKG_SIGNATURES failed (pgp-attach status $?)"
+	mapfile -t mods < <(modules_under "$moddir")
+	"$verifier" --keyring "$MODPUBKEY" "${mods[@]}" ||
+		die "a packaged module does not verify against $MODPUBKEY (pgp-verify status $?)"
+	chmod 0644 "${mods[@]}"
+	echo "$prog: attached and verified the signatures of ${#mods[@]} modules"
+}
+
 sign_modules() {
 	local kobj=$1 moddir=$2 pub hash signer verifier
 	local -a mods key
+	if [ -n "${MODSIGN_PKG_MANIFEST:-}" ]; then
+		detached "$kobj" "$moddir"
+		return
+	fi
+	[ -z "${MODSIGN_PKG_SIGNATURES:-}" ] ||
+		die "MODSIGN_PKG_SIGNATURES needs MODSIGN_PKG_MANIFEST, the manifest they were made from"
 	# The same keys, and the same defaults, as the kernel build: a secret
 	# key file (MODSECKEY), else a key gpg-agent holds (MODKEYNAME), else
 	# the ephemeral pair in the object tree.
@@ -157,6 +215,12 @@ config_has() {
 compress_modules() {
 	local kobj=$1 moddir=$2 pub ko n=0
 	local -a cmd mods
+	# The unsigned build's modules are not for installing: they stay as
+	# the manifest describes them.
+	if [ -n "${MODSIGN_PKG_MANIFEST:-}" ] && [ -z "${MODSIGN_PKG_SIGNATURES:-}" ]; then
+		echo "$prog: unsigned build: modules left uncompressed"
+		return
+	fi
 	# 6.12 compresses at install only with MODULE_COMPRESS_ALL; 6.1 has
 	# no such option and compresses whenever a format is chosen.
 	if grep -q '^# CONFIG_MODULE_COMPRESS_ALL is not set' "$kobj/.config"; then

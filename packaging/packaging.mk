@@ -6,12 +6,17 @@
 #
 # Keys: MODSECKEY=... MODPUBKEY=... on the command line or in the
 # environment, or neither for an ephemeral key made by the kernel build.
+# Signing off the build host: MODPUBKEY=... MODSIGN_PKG_MANIFEST=FILE (the
+# unsigned build), then also MODSIGN_PKG_SIGNATURES=DIR (the signed build);
+# see packaging/README.md.
 
 PKGOUT ?= $(VBUILD)/packages/$(KCONFIG)
 
 pkg-env = TOP=$(CURDIR) TARBALL=$(TARBALL) KVER=$(KVER) KCONFIG=$(KCONFIG) JOBS=$(JOBS) \
 	FRAGMENT=$(FRAGMENT) KSRC=$(KSRC) \
-	$(if $(MODSECKEY),MODSECKEY=$(MODSECKEY)) $(if $(MODPUBKEY),MODPUBKEY=$(MODPUBKEY))
+	$(if $(MODSECKEY),MODSECKEY=$(MODSECKEY)) $(if $(MODPUBKEY),MODPUBKEY=$(MODPUBKEY)) \
+	$(if $(MODSIGN_PKG_MANIFEST),MODSIGN_PKG_MANIFEST=$(MODSIGN_PKG_MANIFEST)) \
+	$(if $(MODSIGN_PKG_SIGNATURES),MODSIGN_PKG_SIGNATURES=$(MODSIGN_PKG_SIGNATURES))
 
 .PHONY: rpm deb packages
 

@@ -25,6 +25,10 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 # Order matters only for speed: the guest kernels built by the guest
 # table are reused by the later guest tests.
 all_dirs=(patches signing guest hostile faults packaging fuzz)
+# What does not fit make check's time: make check-full only.
+if [ -n "${MODSIGN_FULL:-}" ]; then
+	all_dirs+=(full)
+fi
 # What a kernel version changes: the tests of the tools alone are not here.
 per_kernel='/(patches|guest|hostile)/|/signing/test-(kbuild|kbuild-detached|intree|hashes|debian-config|ephemeral|pubring|compressed-install)\.sh$'
 

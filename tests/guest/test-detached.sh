@@ -35,6 +35,7 @@ sign_elsewhere() {
 		shift
 	done
 	shift
+	# shellcheck disable=SC2016 # expanded by the inner sh
 	unshare --mount --net -- sh -c '
 		mount -t tmpfs none "$1" || exit 99
 		tree=$1 sign=$2 manifest=$3 out=$4

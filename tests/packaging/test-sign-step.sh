@@ -6,6 +6,10 @@
 # (the ephemeral OpenPGP key, the X.509 key the kernel build generated)
 # are gone afterwards, also when signing fails; and stripping after signing,
 # the order the recipes avoid, leaves a module the verifier calls unsigned.
+# Signing off the build host: the unsigned build's step writes the manifest
+# and signs nothing, the signed build's attaches what was signed elsewhere,
+# and refuses a secret key, a missing signature or a manifest that is not
+# the modules'.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
@@ -17,7 +21,8 @@ dir=$(scratch sign-step)
 obj=$dir/obj
 mkdir -p "$obj/scripts/modsign"
 cp "$KDIR/modules.order" "$KDIR/modules.builtin" "$KDIR/modules.builtin.modinfo" "$KDIR/.config" "$obj/"
-cp "$KDIR/scripts/modsign/pgp-sign" "$KDIR/scripts/modsign/pgp-verify" "$obj/scripts/modsign/"
+cp "$KDIR/scripts/modsign/pgp-sign" "$KDIR/scripts/modsign/pgp-verify" \
+	"$KDIR/scripts/modsign/pgp-attach" "$obj/scripts/modsign/"
 (cd "$KDIR" && find . -name '*.ko.unsigned' -print0 | cpio -0 -pdm --quiet "$obj")
 
 export GNUPGHOME=$dir/gnupg
@@ -94,6 +99,33 @@ plant_x509
 check "sign fails when a module does not verify against MODPUBKEY" "1" \
 	"$(MODSECKEY=$dir/a.sec MODPUBKEY=$dir/b.pub run bash "$helper" sign "$obj" "$root")"
 check "the build's X.509 secret key is deleted when signing fails too" absent "$(x509_state)"
+
+# Signing off the build host.
+root=$dir/root-d/lib/modules/x
+bash "$helper" install-modules "$obj" "$root" >/dev/null
+bash "$helper" split-debug "$root" "$dir/debug-d" >/dev/null
+cp -a "$root" "$dir/unsigned-d"
+plant_x509
+check "unsigned build: sign writes the manifest, signs nothing" "0 $nmods 0" \
+	"$(MODPUBKEY=$dir/a.pub MODSIGN_PKG_MANIFEST=$dir/d.manifest run bash "$helper" sign "$obj" "$root") $(awk 'NR > 4' "$dir/d.manifest" | wc -l) $(diff -r "$dir/unsigned-d" "$root" | wc -l)"
+check "unsigned build: the manifest names the modules below MODDIR" \
+	"$(cd "$root" && find kernel -name '*.ko' | LC_ALL=C sort)" "$(awk 'NR > 4 { print $3 }' "$dir/d.manifest")"
+check "unsigned build: the build's X.509 secret key is deleted too" absent "$(x509_state)"
+check "unsigned build: compress leaves the unsigned modules alone" "0 0" \
+	"$(MODPUBKEY=$dir/a.pub MODSIGN_PKG_MANIFEST=$dir/d.manifest run bash "$helper" compress "$obj" "$root") $(diff -r "$dir/unsigned-d" "$root" | wc -l)"
+check "unsigned build: a secret key given is refused" "1 yes" \
+	"$(MODSECKEY=$dir/a.sec MODPUBKEY=$dir/a.pub MODSIGN_PKG_MANIFEST=$dir/d2.manifest run bash "$helper" sign "$obj" "$root") $(grep -q 'takes no secret key' "$dir/out" && [ ! -e "$dir/d2.manifest" ] && echo yes)"
+"$obj/scripts/modsign/pgp-sign" -k "$dir/a.sec" --sign-manifest "$dir/d.manifest" --output "$dir/d.sigs"
+cp -a "$dir/d.sigs" "$dir/d.sigs-short"
+rm "$(find "$dir/d.sigs-short" -name '*.sig' | LC_ALL=C sort | sed -n 1p)"
+check "signed build: a missing signature fails the step, no module changed" "1 0" \
+	"$(MODPUBKEY=$dir/a.pub MODSIGN_PKG_MANIFEST=$dir/d.manifest MODSIGN_PKG_SIGNATURES=$dir/d.sigs-short run bash "$helper" sign "$obj" "$root") $(diff -r "$dir/unsigned-d" "$root" | wc -l)"
+check "signed build: signatures checked against another keyring fail, no module changed" "1 0" \
+	"$(MODPUBKEY=$dir/b.pub MODSIGN_PKG_MANIFEST=$dir/d.manifest MODSIGN_PKG_SIGNATURES=$dir/d.sigs run bash "$helper" sign "$obj" "$root") $(diff -r "$dir/unsigned-d" "$root" | wc -l)"
+check "signed build: sign attaches and verifies every module" "0 $nmods" \
+	"$(MODPUBKEY=$dir/a.pub MODSIGN_PKG_MANIFEST=$dir/d.manifest MODSIGN_PKG_SIGNATURES=$dir/d.sigs run bash "$helper" sign "$obj" "$root") $(grep -c ': valid: ' "$dir/out")"
+check "signatures without their manifest are refused" "1" \
+	"$(MODPUBKEY=$dir/a.pub MODSIGN_PKG_SIGNATURES=$dir/d.sigs run bash "$helper" sign "$obj" "$root")"
 
 # Ephemeral key: the pair in the object tree, as the kernel build leaves it.
 root=$dir/root-e/lib/modules/x

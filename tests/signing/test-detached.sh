@@ -94,6 +94,7 @@ signhost=$dir/signhost
 mkdir -m 0700 "$signhost"
 install -m 0600 "$KEYS/main/sec" "$signhost/key.sec"
 rc=0
+# shellcheck disable=SC2016 # expanded by the inner sh
 unshare --mount --net -- sh -c '
 	mount -t tmpfs none "$1" && mount -t tmpfs none "$2" || exit 99
 	ls -A "$1" "$2" | grep -c "\.ko" >"$3/seen"

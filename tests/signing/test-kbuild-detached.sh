@@ -15,7 +15,6 @@ set -euo pipefail
 # shellcheck source=helpers.bash
 . "$(dirname "$0")/helpers.bash"
 
-ATTACH=$KDIR/scripts/modsign/pgp-attach
 dir=$(scratch kbuild-detached)
 obj=$dir/obj
 pub=$KDIR/modsign.pub
