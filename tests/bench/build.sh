@@ -54,8 +54,14 @@ if grep -q '^CONFIG_MODULE_SIG_PGP=y' "$root/config-nopgp/.config" ||
 	echo "build: cannot make the two configurations" >&2
 	exit 1
 fi
+# diff exits 1 when the configurations differ, which they may; 2 is an error.
+rc=0
 diff <(grep -v MODULE_SIG_PGP "$root/config-pgp/.config") \
-	<(grep -v MODULE_SIG_PGP "$root/config-nopgp/.config") >"$root/config.diff" || true
+	<(grep -v MODULE_SIG_PGP "$root/config-nopgp/.config") >"$root/config.diff" || rc=$?
+if [ "$rc" -gt 1 ]; then
+	echo "build: cannot compare the two configurations (diff status $rc)" >&2
+	exit 1
+fi
 
 # timed LABEL RUN DIR [MAKE-TARGET]: one timed make, wall and CPU time
 timed() {
