@@ -113,10 +113,10 @@ done
 {
 	echo "# modules: $(wc -l <"$root/pgp/modules.order") ($(sed 's,.*/,,; s,\.ko$,,' "$root/pgp/modules.order" | tr '\n' ' '))"
 	n_signed=$(while read -r ko; do
-		tail -c 28 "$root/pgp/$ko" | grep -c 'Module signature appended' || true
+		tail -c 28 "$root/pgp/$ko" | awk '/Module signature appended/ { n++ } END { print n + 0 }'
 	done <"$root/pgp/modules.order" | awk '{ s += $1 } END { print s }')
 	n_nosig=$(while read -r ko; do
-		tail -c 28 "$root/nopgp/$ko" | grep -c 'Module signature appended' || true
+		tail -c 28 "$root/nopgp/$ko" | awk '/Module signature appended/ { n++ } END { print n + 0 }'
 	done <"$root/nopgp/modules.order" | awk '{ s += $1 } END { print s }')
 	echo "# signed after make modules: pgp tree $n_signed, nopgp tree $n_nosig"
 } >>"$out"

@@ -236,7 +236,7 @@ if [ -s "$guest" ]; then
 		echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 		mods=$(sed -n 's/^# modules: \([0-9]*\).*/\1/p' "$guest")
 		for v in pgp pkcs7 none; do
-			grep "^$v " "$guest" | awk '$2 > 0 { print $3 }' | sort -n >"$res/guest-$v.txt" || true
+			awk -v v="$v" '$1 == v && $2 > 0 { print $3 }' "$guest" | sort -n >"$res/guest-$v.txt"
 		done
 		# stats FILE: min p10 median mean of a sorted column
 		stats() {
