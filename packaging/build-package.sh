@@ -106,6 +106,7 @@ rpm)
 	ln -s "$TARBALL" "$top/SOURCES/linux-source-$KVER.tar.xz"
 	tar -cf "$top/SOURCES/kbuild-patches.tar" -C "$TOP" kbuild-patches
 	install -m 0644 "$FRAGMENT" "$top/SOURCES/small.config"
+	install -m 0644 "$here/package.config" "$top/SOURCES/package.config"
 	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" "$top/SOURCES/"
 	install -m 0644 "$here/rpm/kernel-modsign.spec" "$top/SPECS/"
 	defs=(--define "_topdir $top" --define "kversion $kversion" --define "kseries $KVER"
@@ -140,6 +141,7 @@ deb)
 	cp -a "$here/deb/debian" "$src/debian"
 	mkdir -p "$src/debian/modsign"
 	install -m 0644 "$FRAGMENT" "$src/debian/modsign/small.config"
+	install -m 0644 "$here/package.config" "$src/debian/modsign/package.config"
 	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" "$src/debian/modsign/"
 	sed -i "s/@KVERSION@/$kversion/g" "$src/debian/control" "$src/debian/changelog"
 	if ! (cd "$src" && MODSIGN_KCONFIG=$KCONFIG DEB_BUILD_OPTIONS="parallel=$JOBS ${DEB_BUILD_OPTIONS:-}" \

@@ -55,21 +55,31 @@ for fragment in "$@"; do
 done
 "${kmake[@]}" olddefconfig
 
-bad=0
+# A later fragment may set again what an earlier one set: the last value
+# of each option is the one that must take.
+declare -A want from
+order=()
 for fragment in "$@"; do
 	while IFS= read -r line; do
 		case "$line" in '' | '#'*) continue ;; esac
 		sym=${line%%=*}
-		val=${line#*=}
-		if [ "$val" = n ]; then
-			if grep -q "^$sym=" "$obj/.config"; then
-				echo "configure-kernel: $fragment: $sym=n did not take" >&2
-				bad=1
-			fi
-		elif ! grep -qxF "$line" "$obj/.config"; then
-			echo "configure-kernel: $fragment: $line did not take (got: $(grep "^$sym=\|^# $sym is" "$obj/.config" || echo unset))" >&2
+		[ -n "${want[$sym]+set}" ] || order+=("$sym")
+		want[$sym]=$line
+		from[$sym]=$fragment
+	done <"$fragment"
+done
+bad=0
+for sym in "${order[@]}"; do
+	line=${want[$sym]}
+	val=${line#*=}
+	if [ "$val" = n ]; then
+		if grep -q "^$sym=" "$obj/.config"; then
+			echo "configure-kernel: ${from[$sym]}: $sym=n did not take" >&2
 			bad=1
 		fi
-	done <"$fragment"
+	elif ! grep -qxF "$line" "$obj/.config"; then
+		echo "configure-kernel: ${from[$sym]}: $line did not take (got: $(grep "^$sym=\|^# $sym is" "$obj/.config" || echo unset))" >&2
+		bad=1
+	fi
 done
 exit "$bad"

@@ -2,7 +2,9 @@
 # The kernel packages hold what a kernel package must: the image, its
 # System.map and config, every module the build made (as many as the
 # main build's modules.order lists, for the same config) and a
-# modules.dep, written after signing, that names every one of them.
+# modules.dep, written after signing, that names every one of them; the
+# public keyring built into the kernel, in a doc path, by which every
+# packaged module verifies; and no throwaway X.509 key built in.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
@@ -11,10 +13,11 @@ here=$(dirname "$(realpath "$0")")
 
 ensure_packages
 want=$(grep -c . "$KDIR/modules.order")
+verify=$KDIR/scripts/modsign/pgp-verify
 
-# check_contents KIND PACKAGE
+# check_contents KIND PACKAGE KEYRING-PATH (KEYRING-PATH has REL for the release)
 check_contents() {
-	local kind=$1 dir rel f n listed
+	local kind=$1 dir rel f n listed keyring valid ko
 	local -a rels
 	dir=$(scratch "contents-$kind")
 	unpack "$2" "$dir"
@@ -34,8 +37,22 @@ check_contents() {
 	else
 		fail "$kind: modules.dep" "missing or empty in $dir/lib/modules/$rel"
 	fi
+	check "$kind: no X.509 signing key of the build's own (MODULE_SIG_KEY)" 'CONFIG_MODULE_SIG_KEY=""' \
+		"$(grep '^CONFIG_MODULE_SIG_KEY=' "$dir/boot/config-$rel" 2>/dev/null)"
+
+	keyring=$dir/${3//REL/$rel}
+	check "$kind: the kernel's public keyring is shipped (${3//REL/$rel})" yes \
+		"$([ -s "$keyring" ] && echo yes || echo no)"
+	[ -s "$keyring" ] || return 0
+	check "$kind: the shipped keyring holds public keys only" 0 \
+		"$("$verify" --check-pubring "$keyring" >/dev/null 2>&1; echo $?)"
+	valid=0
+	while read -r ko; do
+		"$verify" --keyring "$keyring" "$ko" >/dev/null 2>&1 && valid=$((valid + 1))
+	done < <(find "$dir/lib/modules/$rel" -name '*.ko')
+	check "$kind: every packaged module verifies with the shipped keyring" "$want" "$valid"
 }
 
-check_contents rpm "$(kernel_rpm)"
-check_contents deb "$(image_deb)"
+check_contents rpm "$(kernel_rpm)" usr/share/doc/kernel-keys/REL/modsign-pubkeys.gpg
+check_contents deb "$(image_deb)" usr/share/doc/linux-image-REL/modsign-pubkeys.gpg
 finish

@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""Explain every difference between two unpacked kernel packages.
+
+    repro-diff.py EXTRACT-VMLINUX DIR-A DIR-B
+
+DIR-A and DIR-B are the same package of two builds, unpacked (a deb's
+control area in DEBIAN/).  Every path of either is classed, one line each:
+
+    same       PATH   byte-identical
+    signature  PATH   a module whose signature differs, and nothing else:
+                      the bodies before the signature trailers are identical
+    keyring    PATH   the shipped public keyring (modsign-pubkeys.gpg)
+    built-in   PATH   vmlinuz: the decompressed kernels are identical but
+                      for the built-in public keyring, which is each build's
+                      shipped keyring, at the same place and of the same size
+    checksums  PATH   a deb's DEBIAN/md5sums, differing only on the lines of
+                      files classed above as signature, keyring or built-in
+    DIFFERS    PATH   anything else, with the reason
+
+The exit status is 0 when there is no DIFFERS line, 1 otherwise, 2 on
+bad usage.  The last line counts each class.
+"""
+import os
+import struct
+import subprocess
+import sys
+
+MAGIC = b"~Module signature appended~\n"
+SIGINFO = struct.Struct(">BBBBB3xI")  # struct module_signature
+KEYRING = "modsign-pubkeys.gpg"
+
+
+def files_under(top):
+    found = set()
+    for root, _dirs, names in os.walk(top):
+        for name in names:
+            found.add(os.path.relpath(os.path.join(root, name), top))
+    return found
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def module_body(data):
+    """The module without its signature trailer, or None if it has none."""
+    if not data.endswith(MAGIC) or len(data) < len(MAGIC) + SIGINFO.size:
+        return None
+    end = len(data) - len(MAGIC)
+    fields = SIGINFO.unpack_from(data, end - SIGINFO.size)
+    signer_len, key_id_len, sig_len = fields[3], fields[4], fields[5]
+    total = SIGINFO.size + signer_len + key_id_len + sig_len
+    if total > end:
+        return None
+    return data[: end - total]
+
+
+def vmlinux(extract, path):
+    out = subprocess.run([extract, path], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, check=False).stdout
+    return out if out.startswith(b"\x7fELF") else None
+
+
+def find_keyring(top):
+    for rel in files_under(top):
+        if os.path.basename(rel) == KEYRING:
+            return read(os.path.join(top, rel))
+    return None
+
+
+def explain_vmlinuz(extract, a, b, ring_a, ring_b):
+    ka, kb = vmlinux(extract, a), vmlinux(extract, b)
+    if ka is None or kb is None:
+        return "DIFFERS", "the kernel image could not be decompressed"
+    if ring_a is None or ring_b is None:
+        return "DIFFERS", "no shipped keyring to look for in the kernel"
+    if len(ka) != len(kb):
+        return "DIFFERS", "the decompressed kernels differ in size (%d, %d)" % (len(ka), len(kb))
+    at_a, at_b = ka.find(ring_a), kb.find(ring_b)
+    if at_a < 0 or at_b < 0:
+        return "DIFFERS", "a build's shipped keyring is not in its kernel"
+    if at_a != at_b or len(ring_a) != len(ring_b):
+        return "DIFFERS", "the built-in keyrings differ in place or size"
+    blank = bytes(len(ring_a))
+    if ka[:at_a] + blank + ka[at_a + len(ring_a):] != kb[:at_b] + blank + kb[at_b + len(ring_b):]:
+        return "DIFFERS", "the kernels differ outside the built-in keyring"
+    return "built-in", "keyring of %d bytes at offset %d" % (len(ring_a), at_a)
+
+
+def explain_md5sums(a, b, explained):
+    la, lb = read(a).decode().splitlines(), read(b).decode().splitlines()
+    if len(la) != len(lb):
+        return "DIFFERS", "different files listed"
+    for x, y in zip(la, lb):
+        if x == y:
+            continue
+        name = x.split(None, 1)[-1]
+        if name != y.split(None, 1)[-1] or name not in explained:
+            return "DIFFERS", "the checksum of %s differs" % name
+    return "checksums", "only for files explained above"
+
+
+def main():
+    if len(sys.argv) != 4:
+        print("usage: repro-diff.py EXTRACT-VMLINUX DIR-A DIR-B", file=sys.stderr)
+        return 2
+    extract, top_a, top_b = sys.argv[1:]
+    fa, fb = files_under(top_a), files_under(top_b)
+    ring_a, ring_b = find_keyring(top_a), find_keyring(top_b)
+    counts = {}
+    explained = set()
+    later = []
+    for rel in sorted(fa | fb):
+        a, b = os.path.join(top_a, rel), os.path.join(top_b, rel)
+        if rel not in fa or rel not in fb:
+            cls, why = "DIFFERS", "only in " + (top_a if rel in fa else top_b)
+        elif os.path.islink(a) or os.path.islink(b):
+            same = os.path.islink(a) and os.path.islink(b) and os.readlink(a) == os.readlink(b)
+            cls, why = ("same", "") if same else ("DIFFERS", "symbolic links differ")
+        elif read(a) == read(b):
+            cls, why = "same", ""
+        elif rel == "DEBIAN/md5sums":
+            later.append(rel)
+            continue
+        elif os.path.basename(rel) == KEYRING:
+            cls, why = "keyring", "each build's own public key"
+        elif rel.endswith(".ko"):
+            ba, bb = module_body(read(a)), module_body(read(b))
+            if ba is None or bb is None:
+                cls, why = "DIFFERS", "a module without a signature trailer"
+            elif ba != bb:
+                cls, why = "DIFFERS", "the module bodies differ"
+            else:
+                cls, why = "signature", ""
+        elif os.path.basename(rel).startswith("vmlinuz-"):
+            cls, why = explain_vmlinuz(extract, a, b, ring_a, ring_b)
+        else:
+            cls, why = "DIFFERS", "contents differ"
+        if cls in ("signature", "keyring", "built-in"):
+            explained.add(rel)
+        counts[cls] = counts.get(cls, 0) + 1
+        print("%-10s %s%s" % (cls, rel, ": " + why if why else ""))
+    for rel in later:
+        cls, why = explain_md5sums(os.path.join(top_a, rel), os.path.join(top_b, rel), explained)
+        counts[cls] = counts.get(cls, 0) + 1
+        print("%-10s %s: %s" % (cls, rel, why))
+    print(" ".join("%s=%d" % (k, counts[k]) for k in sorted(counts)))
+    return 1 if "DIFFERS" in counts else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+#!/bin/bash
+# Reproducible signed packages (make check-full only: six package builds).
+# For each of deb and rpm, three builds of the same sources, config and
+# SOURCE_DATE_EPOCH, one after the other in the same directory (the build
+# path is an input: the debug info names it):
+#   p1, p2  with the packager's persistent key: every package is
+#           byte-identical; the deb's .buildinfo differs only in its
+#           Build-Date and the .changes only in the .buildinfo's checksums;
+#   e       with an ephemeral key: against p1, every difference is a module
+#           signature (the bodies are identical), the kernel's built-in
+#           public keyring (vmlinuz is otherwise identical, decompressed)
+#           or the shipped copy of that keyring; the debug packages and the
+#           source rpm are identical.
+# repro-diff.py lists and classes every file of every package pair; its
+# output is in the test log.
+here=$(dirname "$(realpath "$0")")
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
+# shellcheck source=../packaging/common.sh
+. "$here/../packaging/common.sh"
+
+key=$pkg_packager_key
+kver=$(kernel_series "$KSRC")
+top=$BUILD/packages/repro
+extract=$KSRC/scripts/extract-vmlinux
+# After the key was made (a signature may not predate its key), and the
+# same for every build.
+SOURCE_DATE_EPOCH=$(date +%s)
+export SOURCE_DATE_EPOCH
+
+# build KIND RUN [VAR=VALUE...]: a full package build of KIND in
+# $top/KIND, the same path each time; its outputs are moved to $work/RUN.
+build() {
+	local kind=$1 run=$2 start=$SECONDS
+	shift 2
+	# the stamp would let a build with the same inputs as the last one
+	# do nothing
+	rm -f "$top/$kind/.inputs"
+	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small \
+		JOBS="${JOBS:-$(nproc)}" PKGOUT="$top" "$@" "$kind" >"$work/$run.log" 2>&1 || return 1
+	mkdir -p "$work/$run"
+	find "$top/$kind" -maxdepth 1 -type f \( -name '*.deb' -o -name '*.rpm' \
+		-o -name '*.buildinfo' -o -name '*.changes' \) -exec mv -t "$work/$run" {} +
+	echo "$kind $run: built in $((SECONDS - start)) s"
+}
+
+# explain A B NAME: repro-diff over the package NAME of runs A and B,
+# unpacked; its listing goes to the log and to $work/diff-A-B-NAME.txt,
+# its status to $explained (0: every difference explained).
+explain() {
+	local a=$1 b=$2 name=$3
+	rm -rf "$work/u"
+	unpack "$work/$a/$name" "$work/u/a"
+	unpack "$work/$b/$name" "$work/u/b"
+	explained=0
+	"$here/repro-diff.py" "$extract" "$work/u/a" "$work/u/b" >"$work/diff-$a-$b-$name.txt" ||
+		explained=$?
+	sed "s/^/  $a-$b $name: /" "$work/diff-$a-$b-$name.txt"
+}
+
+for kind in deb rpm; do
+	work=$(scratch "repro-$kind")
+	keys=(MODSECKEY="$key/sec" MODPUBKEY="$key/pub")
+	rc=0
+	build "$kind" p1 "${keys[@]}" || rc=$?
+	check "$kind: first build with the packager's key" 0 "$rc"
+	rc=0
+	build "$kind" p2 "${keys[@]}" || rc=$?
+	check "$kind: second build with the packager's key" 0 "$rc"
+	rc=0
+	build "$kind" e || rc=$?
+	check "$kind: build with an ephemeral key" 0 "$rc"
+	[ -d "$work/p1" ] || continue
+
+	mapfile -t names < <(find "$work/p1" -maxdepth 1 -type f -printf '%f\n' | LC_ALL=C sort)
+	for run in p2 e; do
+		check "$kind: build $run gives the same files as p1" "${names[*]}" \
+			"$(find "$work/$run" -maxdepth 1 -type f -printf '%f\n' 2>/dev/null | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+	done
+	for name in "${names[@]}"; do
+		case $name in
+		*.buildinfo)
+			# dpkg-genbuildinfo records when the build ran
+			check "$kind: $name differs only in Build-Date" "" \
+				"$(diff <(grep -v '^Build-Date:' "$work/p1/$name") \
+					<(grep -v '^Build-Date:' "$work/p2/$name" 2>/dev/null) 2>&1)"
+			continue
+			;;
+		*.changes)
+			# it holds the .buildinfo's size and checksums
+			check "$kind: $name differs only in the .buildinfo's checksums" "" \
+				"$(diff <(grep -v '\.buildinfo$' "$work/p1/$name") \
+					<(grep -v '\.buildinfo$' "$work/p2/$name" 2>/dev/null) 2>&1)"
+			continue
+			;;
+		esac
+		if cmp -s "$work/p1/$name" "$work/p2/$name"; then
+			pass "$kind: $name byte-identical in two builds with the packager's key"
+		else
+			fail "$kind: $name byte-identical in two builds with the packager's key" \
+				"$(cmp "$work/p1/$name" "$work/p2/$name" 2>&1 | head -n 1)"
+			# the listing of what differs, for the log
+			explain p1 p2 "$name"
+		fi
+		[ -f "$work/e/$name" ] || continue
+
+		# against the ephemeral key's build
+		explain p1 e "$name"
+		summary=$(tail -n 1 "$work/diff-p1-e-$name.txt")
+		case $name in
+		*-dbg_* | *-debuginfo-* | *-debugsource-* | *.src.rpm)
+			check "$kind: $name: every file the same with an ephemeral key" yes \
+				"$([[ $summary =~ ^same=[0-9]+$ ]] && echo yes || echo "no ($summary)")"
+			;;
+		linux-image-* | kernel-modsign-[0-9]*)
+			check "$kind: $name with an ephemeral key: every difference is a signature or the key" 0 "$explained"
+			check "$kind: $name: all $(grep -c . "$KDIR/modules.order") module signatures, the built-in key and its shipped copy differ" \
+				"built-in=1 keyring=1 signature=$(grep -c . "$KDIR/modules.order")" \
+				"$(tr ' ' '\n' <<<"$summary" | grep -E '^(built-in|keyring|signature)=' | tr '\n' ' ' | sed 's/ $//')"
+			;;
+		*)
+			fail "$kind: $name" "a package this test does not know"
+			;;
+		esac
+	done
+	rm -rf "$work/u"
+done
+finish
