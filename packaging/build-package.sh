@@ -13,11 +13,18 @@
 #
 # Signing off the build host (MODPUBKEY only, no MODSECKEY):
 # MODSIGN_PKG_MANIFEST=FILE alone is the unsigned build, which writes the
-# manifest of the packaged modules to FILE and keeps no package (they are
-# unsigned); with MODSIGN_PKG_SIGNATURES=DIR (pgp-sign --sign-manifest FILE
-# --output DIR, where the key is) the same build again attaches them.  The
-# two must run in the same OUTDIR, with the same SOURCE_DATE_EPOCH, so
-# that they build the same modules.
+# manifest of the packaged modules to FILE; then pgp-sign --sign-manifest
+# FILE --output DIR where the key is; then MODSIGN_PKG_SIGNATURES=DIR too,
+# in the same OUTDIR, is the signed build:
+#   deb: the unsigned build keeps linux-image-*-modsign-unsigned (and the
+#        -dbg package, which signing does not change) and the tools that
+#        attach (OUTDIR/tools); the signed build makes the source package
+#        linux-signed-modsign, which holds only the signatures (.dsc), and
+#        builds it: the unsigned image's files with the signatures
+#        attached, nothing compiled (packaging/deb/signed).
+#   rpm: the unsigned build keeps no package; the signed build is the same
+#        build again (same SOURCE_DATE_EPOCH, so the same modules), which
+#        attaches the signatures.
 set -euo pipefail
 
 if [ "$#" -ne 2 ]; then
@@ -82,7 +89,16 @@ if [ "$phase" = signed ] && [ -f "$out/.inputs" ] && [ "$(cat "$out/.inputs")" =
 	exit 0
 fi
 
-rm -rf "$out"
+# The deb's signed build repacks what the unsigned build left in OUTDIR.
+template=no
+if [ "$kind" = deb ] && [ -n "${MODSIGN_PKG_SIGNATURES:-}" ]; then
+	template=yes
+	rm -rf "$out/work" "$out/.inputs"
+	find "$out" -maxdepth 1 -type f -name 'linux-signed-modsign*' -delete
+	find "$out" -maxdepth 1 -type f -name 'linux-image-*_amd64.deb' ! -name '*-unsigned_*' ! -name '*-dbg_*' -delete
+else
+	rm -rf "$out"
+fi
 mkdir -p "$out"
 work=$out/work
 mkdir -p "$work"
@@ -90,6 +106,7 @@ kversion=$(tar -xJOf "$TARBALL" --occurrence=1 "linux-source-$KVER/Makefile" |
 	awk '$1 == "VERSION" { v = $3 } $1 == "PATCHLEVEL" { p = $3 }
 	     $1 == "SUBLEVEL" { s = $3 } END { print v "." p "." s }')
 log=$out/build.log
+[ "$template" = no ] || log=$out/build-signed.log
 
 # A failed build keeps its tree for a look, but not the secret keys the
 # build made in it: the ephemeral OpenPGP key and the X.509 key for PKCS#7.
@@ -99,7 +116,9 @@ discard_keys() {
 start=$SECONDS
 echo "build-package: building $kind packages of $kversion ($KCONFIG config), log in $log"
 
-case "$kind" in
+what=$kind
+[ "$template" = no ] || what=deb-signed
+case "$what" in
 rpm)
 	top=$work/rpmbuild
 	mkdir -p "$top/SOURCES" "$top/SPECS"
@@ -133,6 +152,30 @@ rpm)
 	fi
 	cp "$top"/RPMS/*/*.rpm "$top"/SRPMS/*.rpm "$out/"
 	;;
+deb-signed)
+	if ! unsigned=$(ls "$out/linux-image-$kversion-modsign-unsigned_"*_amd64.deb 2>/dev/null) ||
+		[ ! -x "$out/tools/pgp-attach" ]; then
+		echo "build-package: no unsigned image package and tools in $out: the unsigned build (MODSIGN_PKG_MANIFEST alone) comes first" >&2
+		exit 1
+	fi
+	src=$work/linux-signed-modsign
+	mkdir -p "$src"
+	cp -a "$here/deb/signed/debian" "$src/"
+	install -m 0644 "$here/deb/debian/copyright" "$src/debian/copyright"
+	mkdir -p "$src/debian/modsign" "$src/debian/signatures/modules"
+	install -m 0755 "$here/modsign-pkg.sh" "$src/debian/modsign/"
+	install -m 0644 "$MODSIGN_PKG_MANIFEST" "$src/debian/signatures/manifest"
+	cp -a "$MODSIGN_PKG_SIGNATURES/." "$src/debian/signatures/modules/"
+	sed -i "s/@KVERSION@/$kversion/g" "$src/debian/control" "$src/debian/changelog"
+	if ! { (cd "$work" && dpkg-source -b linux-signed-modsign) &&
+		(cd "$src" && MODSIGN_UNSIGNED_DEB=$unsigned MODSIGN_PKG_TOOLS=$out/tools \
+			dpkg-buildpackage -b -us -uc); } >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		echo "build-package: the signed build failed, log in $log (build tree kept in $work)" >&2
+		exit 1
+	fi
+	cp "$work"/*.dsc "$work"/*.tar.* "$work"/*.deb "$work"/*.buildinfo "$work"/*.changes "$out/"
+	;;
 deb)
 	src=$work/linux-modsign-$kversion
 	mkdir -p "$src"
@@ -144,6 +187,12 @@ deb)
 	install -m 0644 "$here/package.config" "$src/debian/modsign/package.config"
 	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" "$src/debian/modsign/"
 	sed -i "s/@KVERSION@/$kversion/g" "$src/debian/control" "$src/debian/changelog"
+	if [ "$phase" = unsigned ]; then
+		sed -i -e 's/@UNSIGNED@/-unsigned/' -e "s/@UNSIGNED_NOTE@/\\n .\\n Its modules are not signed: linux-image-$kversion-modsign, made from\\n this package and the signatures of its modules, replaces it./" \
+			"$src/debian/control"
+	else
+		sed -i -e 's/@UNSIGNED@//' -e 's/@UNSIGNED_NOTE@//' "$src/debian/control"
+	fi
 	if ! (cd "$src" && MODSIGN_KCONFIG=$KCONFIG DEB_BUILD_OPTIONS="parallel=$JOBS ${DEB_BUILD_OPTIONS:-}" \
 		dpkg-buildpackage -b -us -uc) >"$log" 2>&1; then
 		tail -n 30 "$log" >&2
@@ -152,6 +201,13 @@ deb)
 		exit 1
 	fi
 	cp "$work"/*.deb "$work"/*.buildinfo "$work"/*.changes "$out/"
+	if [ "$phase" = unsigned ]; then
+		# what the signed build attaches with (Debian's signing build
+		# takes them from linux-kbuild)
+		mkdir -p "$out/tools"
+		install -m 0755 "$src/debian/build/scripts/modsign/pgp-attach" \
+			"$src/debian/build/scripts/modsign/pgp-verify" "$out/tools/"
+	fi
 	;;
 *)
 	echo "build-package: unknown kind '$kind' (rpm or deb)" >&2
@@ -162,11 +218,13 @@ esac
 # The build trees are large and the ephemeral secret key must not outlive
 # the build; the packages and the log are what is kept.
 rm -rf "$work"
-if [ "$phase" = unsigned ]; then
+if [ "$phase" = unsigned ] && [ "$kind" = rpm ]; then
 	# Packages of unsigned modules are not for installing: only the
-	# manifest (and the log) come out of the unsigned build.
+	# manifest (and the log) come out of the unsigned rpm build.
 	find "$out" -maxdepth 1 -type f \( -name '*.rpm' -o -name '*.deb' -o -name '*.buildinfo' \
 		-o -name '*.changes' \) -delete
+fi
+if [ "$phase" = unsigned ]; then
 	[ -s "$MODSIGN_PKG_MANIFEST" ] || {
 		echo "build-package: the unsigned build wrote no manifest ($MODSIGN_PKG_MANIFEST)" >&2
 		exit 1

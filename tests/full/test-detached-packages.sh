@@ -1,13 +1,20 @@
 #!/bin/bash
 # Packages signed off the build host, as a distribution would build them
-# (make check-full only: four package builds).  For each of deb and rpm:
+# (make check-full only: three package builds).  For each of deb and rpm:
 # the unsigned build (MODPUBKEY only, MODSIGN_PKG_MANIFEST) writes the
-# manifest of the packaged modules and keeps no package; the manifest is
-# signed with the packager's key in a mount and network namespace that
-# holds the key and sees no build output; the signed build (the same build
-# again, MODSIGN_PKG_SIGNATURES) attaches the signatures.  Its package must
-# hold every module, validly signed by that key, and no copy of the key
-# may be anywhere on the build side.
+# manifest of the packaged modules; the manifest is signed with the
+# packager's key in a mount and network namespace that holds the key and
+# sees no build output; the signed build (MODSIGN_PKG_SIGNATURES) attaches
+# the signatures.  Its package must hold every module, validly signed by
+# that key, and no copy of the key may be anywhere on the build side.
+#   deb: Debian's template shape.  The unsigned build keeps
+#        linux-image-*-modsign-unsigned and the -dbg package; the signed
+#        build's source (.dsc) holds only debian/ and the signatures, it
+#        compiles nothing, and its image holds the unsigned image's files
+#        with the signatures appended.
+#   rpm: the unsigned build keeps no package; the signed build is the same
+#        build again.
+# MODSIGN_TEST_KINDS (default "deb rpm") picks the kinds.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
@@ -19,6 +26,7 @@ kver=$(kernel_series "$KSRC")
 top=$BUILD/packages/detached
 verify=$KDIR/scripts/modsign/pgp-verify
 nmods=$(grep -c . "$KDIR/modules.order")
+pkg_kversion=$(make -s -C "$KSRC" kernelversion)
 # Both builds of a kind must make the same modules: the same time.
 SOURCE_DATE_EPOCH=$(date +%s)
 export SOURCE_DATE_EPOCH
@@ -32,7 +40,7 @@ pkgmake() {
 		>"$log" 2>&1
 }
 
-for kind in deb rpm; do
+for kind in ${MODSIGN_TEST_KINDS:-deb rpm}; do
 	work=$(scratch "detached-$kind")
 	manifest=$work/manifest
 	rc=0
@@ -40,8 +48,16 @@ for kind in deb rpm; do
 	check "$kind: the unsigned build succeeds" 0 "$rc"
 	check "$kind: its manifest lists every module, for the packager's key" "$nmods issuer $(cat "$key/fpr")" \
 		"$(awk 'NR > 4' "$manifest" 2>/dev/null | wc -l) $(sed -n 4p "$manifest" 2>/dev/null)"
-	check "$kind: the unsigned build keeps no package" 0 \
-		"$(find "$top/$kind" -maxdepth 1 \( -name '*.deb' -o -name '*.rpm' \) | wc -l)"
+	if [ "$kind" = deb ]; then
+		check "$kind: the unsigned build keeps the -unsigned image and the -dbg package" \
+			"linux-image-$pkg_kversion-modsign-dbg linux-image-$pkg_kversion-modsign-unsigned" \
+			"$(find "$top/deb" -maxdepth 1 -name '*.deb' -printf '%f\n' | cut -d_ -f1 | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+		unsigned=$(one_file "$top/deb/linux-image-*-modsign-unsigned_*_amd64.deb") || unsigned=
+		[ -z "$unsigned" ] || unpack "$unsigned" "$work/unsigned"
+	else
+		check "$kind: the unsigned build keeps no package" 0 \
+			"$(find "$top/$kind" -maxdepth 1 \( -name '*.deb' -o -name '*.rpm' \) | wc -l)"
+	fi
 
 	mkdir -m 0700 "$work/signhost"
 	install -m 0600 "$key/sec" "$work/signhost/key.sec"
@@ -72,6 +88,30 @@ for kind in deb rpm; do
 		done < <(find "$work/unpacked/lib/modules" -name '*.ko' -o -name '*.ko.*')
 	fi
 	check "$kind: every packaged module is validly signed by the packager's key" "$nmods" "$valid"
+	if [ "$kind" = deb ] && [ -n "$package" ] && [ -d "$work/unsigned" ]; then
+		# Debian's template shape: the signed build repacked, compiled nothing
+		dsc=$(one_file "$top/deb/linux-signed-modsign_*.dsc") || dsc=
+		others=missing sigs=missing
+		if [ -n "$dsc" ]; then
+			others=$(tar -tf "${dsc%.dsc}.tar.xz" | awk '!/^[^\/]+\/(debian\/.*)?$/ { n++ } END { print n + 0 }')
+			sigs=$(tar -tf "${dsc%.dsc}.tar.xz" | awk '/\/debian\/signatures\/modules\/.*\.ko\.sig$/ { n++ } END { print n + 0 }')
+		fi
+		check "deb: the signed build's source holds only debian/ (signatures and packaging)" 0 "$others"
+		check "deb: its source carries a signature for every module" "$nmods" "$sigs"
+		compiled=missing
+		[ ! -f "$top/deb/build-signed.log" ] ||
+			compiled=$(awk '/^[[:space:]]+(CC|LD|HOSTCC)[[:space:]]/ { n++ } END { print n + 0 }' "$top/deb/build-signed.log")
+		check "deb: the signed build compiles nothing" 0 "$compiled"
+		same=0
+		while read -r ko; do
+			u=$work/unsigned/${ko#"$work/unpacked/"}
+			[ -f "$u" ] && cmp -s -n "$(stat -c %s "$u")" "$u" "$ko" &&
+				[ "$(stat -c %s "$ko")" -gt "$(stat -c %s "$u")" ] && same=$((same + 1))
+		done < <(find "$work/unpacked/lib/modules" -name '*.ko')
+		check "deb: each signed module is the unsigned package's module, a signature appended" "$nmods" "$same"
+		check "deb: the kernel image is the unsigned package's" 0 \
+			"$(cmp -s "$work/unsigned/boot/vmlinuz-$pkg_kversion-modsign" "$work/unpacked/boot/vmlinuz-$pkg_kversion-modsign"; echo $?)"
+	fi
 	found=$("$here/../faults/seckey-scan.pl" "$key/sec" "$top" "$work/unpacked" "$manifest" "$work/sigs" | wc -l)
 	check "$kind: no copy of the key in the builds, their logs or the package" 0 "$found"
 done
