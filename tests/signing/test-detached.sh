@@ -14,7 +14,8 @@
 # unsigned module; the signing side runs in its own mount and network
 # namespace, where the build tree is an empty tmpfs, and the build side
 # ends with no copy of the secret key; a gpg-agent forwarded to the build
-# side (its extra socket) signs for pgp-sign and Kbuild there.  Refused, with the exit status and
+# side (its extra socket) signs for pgp-sign, Kbuild and the packages'
+# signing step there.  Refused, with the exit status and
 # a message naming the file, and no module changed: a missing signature,
 # another module's, a module or digest that is not the manifest's, a
 # signature from another manifest or by a key not in the keyring, a
@@ -201,6 +202,19 @@ rc=0
 extmod "$dir/extmod-remote" MODSECKEY= MODKEYNAME="$(fpr main)" KEYFLAGS="--homedir $buildhome" || rc=$?
 check "forwarded agent: Kbuild signs external modules through it" "0 valid valid" \
 	"$rc $(verify_outcome "$KEYS/main/pub" "$dir/extmod-remote/extmod_a.ko") $(verify_outcome "$KEYS/main/pub" "$dir/extmod-remote/extmod_b.ko")"
+# The packages' signing step, MODKEYNAME through the same socket.  Its
+# object tree argument is a stand-in, the config and the tools only: the
+# step deletes the key files it finds in one.
+kobj=$dir/kobj
+mkdir -p "$kobj/scripts"
+cp "$KDIR/.config" "$kobj/.config"
+ln -s "$(realpath "$(dirname "$SIGN")")" "$kobj/scripts/modsign"
+fresh_tree
+rc=0
+MODSECKEY='' MODPUBKEY="$KEYS/main/pub" MODKEYNAME="$(fpr main)" KEYFLAGS="--homedir $buildhome" \
+	bash "$(dirname "$0")/../../packaging/modsign-pkg.sh" sign "$kobj" "$tree" >"$dir/pkg-remote.log" 2>&1 || rc=$?
+check "forwarded agent: the packages' signing step signs through it, as with the key file" "0 $n" \
+	"$rc $(same_as "$tree" "$ref")"
 check "forwarded agent: no agent of its own was started on the build side" yes \
 	"$([ -L "$buildsock" ] && echo yes)"
 
