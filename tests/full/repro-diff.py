@@ -12,7 +12,8 @@ control area in DEBIAN/).  Every path of either is classed, one line each:
     keyring    PATH   the shipped public keyring (modsign-pubkeys.gpg)
     built-in   PATH   vmlinuz: the decompressed kernels are identical but
                       for the built-in public keyring, which is each build's
-                      shipped keyring, at the same place and of the same size
+                      shipped keyring, at the same place and of the same size,
+                      and the kernel's build-id, a hash over all of it
     checksums  PATH   a deb's DEBIAN/md5sums, differing only on the lines of
                       files classed above as signature, keyring or built-in
     DIFFERS    PATH   anything else, with the reason
@@ -69,6 +70,14 @@ def find_keyring(top):
     return None
 
 
+# An ELF note: namesz 4, descsz 20 (SHA-1), NT_GNU_BUILD_ID, "GNU"
+BUILD_ID_NOTE = struct.pack("<III", 4, 20, 3) + b"GNU\0"
+
+
+def blank(data, at, size):
+    return data[:at] + bytes(size) + data[at + size:]
+
+
 def explain_vmlinuz(extract, a, b, ring_a, ring_b):
     ka, kb = vmlinux(extract, a), vmlinux(extract, b)
     if ka is None or kb is None:
@@ -82,10 +91,22 @@ def explain_vmlinuz(extract, a, b, ring_a, ring_b):
         return "DIFFERS", "a build's shipped keyring is not in its kernel"
     if at_a != at_b or len(ring_a) != len(ring_b):
         return "DIFFERS", "the built-in keyrings differ in place or size"
-    blank = bytes(len(ring_a))
-    if ka[:at_a] + blank + ka[at_a + len(ring_a):] != kb[:at_b] + blank + kb[at_b + len(ring_b):]:
-        return "DIFFERS", "the kernels differ outside the built-in keyring"
-    return "built-in", "keyring of %d bytes at offset %d" % (len(ring_a), at_a)
+    ring_at = at_a
+    ka, kb = blank(ka, at_a, len(ring_a)), blank(kb, at_b, len(ring_b))
+    # every copy of the build-id note (the kernel keeps one in .notes too)
+    ids = 0
+    at_a, at_b = ka.find(BUILD_ID_NOTE), kb.find(BUILD_ID_NOTE)
+    while at_a >= 0 or at_b >= 0:
+        if at_a != at_b:
+            return "DIFFERS", "the build-id notes are not at the same places"
+        at = at_a + len(BUILD_ID_NOTE)
+        ka, kb = blank(ka, at, 20), blank(kb, at, 20)
+        ids += 1
+        at_a, at_b = ka.find(BUILD_ID_NOTE, at), kb.find(BUILD_ID_NOTE, at)
+    if ka != kb:
+        return "DIFFERS", "the kernels differ outside the built-in keyring and the build-id"
+    return "built-in", "keyring of %d bytes at offset %d, and %d build-id notes" % (
+        len(ring_a), ring_at, ids)
 
 
 def explain_md5sums(a, b, explained):
