@@ -42,6 +42,8 @@ fi
 passed=0
 failed=0
 first=1
+# The failures again at the end, where a truncated log still shows them.
+recap=()
 for suite in "$@"; do
 	kver=${suite%%=*}
 	BUILD=${suite#*=}
@@ -95,10 +97,20 @@ for suite in "$@"; do
 			f=1
 		fi
 		echo "--- $name: $p passed, $f failed in $((SECONDS - start))s (log: $log)"
+		if [ "$f" -ne 0 ]; then
+			recap+=("$name: $f failed, first: $(awk '/^FAIL / { sub(/^FAIL /, ""); print; exit }' "$log" |
+				cut -c1-160)")
+		fi
 		passed=$((passed + p))
 		failed=$((failed + f))
 	done
 done
 
+if [ "${#recap[@]}" -ne 0 ]; then
+	echo "=== failed scripts"
+	printf '  %s\n' "${recap[@]}"
+fi
+# A full disk fails tests far from its cause (the packages, the logs).
+echo "=== space left on $BUILD: $(df -h --output=avail "$BUILD" | tail -n 1 | tr -d ' ')"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -30,6 +30,8 @@ kill_agents() {
 	local h
 	for h in "${gpg_homes[@]}"; do
 		gpgconf --homedir "$h" --kill all >/dev/null 2>&1 || :
+		# a socket directory under /run/user outlives the home
+		gpgconf --homedir "$h" --remove-socketdir >/dev/null 2>&1 || :
 	done
 }
 trap kill_agents EXIT
