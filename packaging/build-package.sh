@@ -162,6 +162,7 @@ deb-signed)
 	mkdir -p "$src"
 	cp -a "$here/deb/signed/debian" "$src/"
 	install -m 0644 "$here/deb/debian/copyright" "$src/debian/copyright"
+	install -m 0644 "$here/deb/debian"/image.*.in "$src/debian/"
 	mkdir -p "$src/debian/modsign" "$src/debian/signatures/modules"
 	install -m 0755 "$here/modsign-pkg.sh" "$src/debian/modsign/"
 	install -m 0644 "$MODSIGN_PKG_MANIFEST" "$src/debian/signatures/manifest"

@@ -10,10 +10,17 @@
 #       0755 (find-debuginfo only takes files with an exec bit), plus the
 #       modules.order/modules.builtin* lists depmod reads.
 #   modsign-pkg.sh split-debug MODDIR DEBUGROOT
-#       For dpkg, whose dh_strip leaves .ko alone: the debug info of each
-#       module goes to DEBUGROOT/usr/lib/debug/.build-id/xx/yyyy.debug, the
-#       module keeps its symbol table (the loader needs it) and gets a
-#       .gnu_debuglink to that file.
+#       For dpkg, whose dh_strip leaves .ko alone: the debug info of
+#       MODDIR/PATH.ko goes to DEBUGROOT/usr/lib/debug/lib/modules/KREL/PATH.ko,
+#       the module keeps its symbol table (the loader needs it) and gets
+#       a .gnu_debuglink naming that file, which is where gdb looks for it
+#       (the global debug directory plus the module's own directory), and
+#       .build-id/xx/yyyy.debug links to it, as Debian's -dbg packages do.
+#   modsign-pkg.sh debug-vmlinux VMLINUX DEBUGROOT KREL
+#       vmlinux, with its debug info, at usr/lib/debug/lib/modules/KREL/
+#       under DEBUGROOT (perf looks there), linked from boot/vmlinux-KREL
+#       and vmlinux-KREL beside it (systemtap, kdump-tools) and from
+#       .build-id/xx/yyyy.debug by the build-id the running kernel reports.
 #   modsign-pkg.sh sign KOBJ MODDIR
 #       Sign every module under MODDIR in place with the tree's batch signer
 #       (KOBJ/scripts/modsign/pgp-sign), then check every one with the
@@ -37,6 +44,15 @@
 #       6.12 only with CONFIG_MODULE_COMPRESS_ALL), with the kernel's own
 #       settings, and check each compressed module with pgp-verify again.
 #       Nothing to do for a config without module compression.
+#   modsign-pkg.sh depmod-check ROOT KREL
+#       After signing and compressing: depmod -e against ROOT/boot's
+#       System.map, as the install will run it.  A module that needs a
+#       symbol nothing provides fails the package build, naming both.
+#       depmod's output is then deleted: the packages make it at install
+#       (their postinst, %post), they do not ship it.
+#   modsign-pkg.sh maintscripts DEBIANDIR PACKAGE KREL
+#       DEBIANDIR/PACKAGE.{preinst,postinst,prerm,postrm} from the
+#       templates DEBIANDIR/image.*.in, for dh_installdeb.
 set -euo pipefail
 
 prog=${0##*/}
@@ -75,14 +91,16 @@ build_id() {
 }
 
 split_debug() {
-	local moddir=$1 debugroot=$2 ko id dbg n=0
+	local moddir=$1 debugroot=$2 ko id dbg link n=0
 	while read -r ko; do
 		id=$(build_id "$ko")
 		[ "${#id}" -gt 2 ] || die "$ko: no build-id, so no debug file name"
-		dbg="$debugroot/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
-		mkdir -p "${dbg%/*}"
+		dbg="$debugroot/usr/lib/debug/lib/modules/${moddir##*/}/${ko#"$moddir"/}"
+		link="$debugroot/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+		mkdir -p "${dbg%/*}" "${link%/*}"
 		objcopy --only-keep-debug --compress-debug-sections=none "$ko" "$dbg"
 		chmod 0644 "$dbg"
+		ln -sfr "$dbg" "$link"
 		# --strip-debug, not --strip-unneeded: the module loader resolves
 		# and relocates through the symbol table.
 		objcopy --strip-debug --remove-section=.comment "$ko"
@@ -91,6 +109,21 @@ split_debug() {
 		n=$((n + 1))
 	done < <(modules_under "$moddir")
 	echo "$prog: split debug info of $n modules into $debugroot"
+}
+
+debug_vmlinux() {
+	local vmlinux=$1 debugroot=$2 krel=$3 dst id link
+	id=$(build_id "$vmlinux")
+	[ "${#id}" -gt 2 ] || die "$vmlinux: no build-id"
+	readelf -S "$vmlinux" | awk '/\.debug_info/ { f = 1 } END { exit !f }' || die "$vmlinux: no debug info"
+	dst=$debugroot/usr/lib/debug/lib/modules/$krel/vmlinux
+	link=$debugroot/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+	install -D -m 0644 "$vmlinux" "$dst"
+	mkdir -p "$debugroot/usr/lib/debug/boot" "${link%/*}"
+	ln -sfn "../lib/modules/$krel/vmlinux" "$debugroot/usr/lib/debug/boot/vmlinux-$krel"
+	ln -sfn "lib/modules/$krel/vmlinux" "$debugroot/usr/lib/debug/vmlinux-$krel"
+	ln -sfr "$dst" "$link"
+	echo "$prog: vmlinux (build-id $id) in $debugroot"
 }
 
 # The build's own secret keys, deleted on exit (globals: the EXIT trap
@@ -253,6 +286,39 @@ compress_modules() {
 	echo "$prog: compressed and verified $n modules (${cmd[0]})"
 }
 
+# depmod's output in a modules directory (kmod 30): what the package
+# must not ship, and its postrm deletes.
+depmod_outputs() {
+	find "$1" -maxdepth 1 -type f -name 'modules.*' ! -name modules.order \
+		! -name modules.builtin ! -name modules.builtin.modinfo
+}
+
+depmod_check() {
+	local root=$1 krel=$2 map moddir out
+	map=$root/boot/System.map-$krel
+	moddir=$root/lib/modules/$krel
+	[ -r "$map" ] || die "$map: missing (depmod checks symbols against it)"
+	[ -d "$moddir" ] || die "$moddir: no modules directory"
+	[ -z "$(depmod_outputs "$moddir")" ] ||
+		die "$moddir: depmod output there before the check: $(depmod_outputs "$moddir" | xargs)"
+	out=$(depmod -b "$root" -e -F "$map" "$krel" 2>&1) ||
+		die "depmod -e -F $map $krel failed: $out"
+	if grep -q 'needs unknown symbol' <<<"$out"; then
+		die "unresolved symbols, the install's depmod would report them:"$'\n'"$(grep 'needs unknown symbol' <<<"$out")"
+	fi
+	[ -s "$moddir/modules.dep" ] || die "$moddir: depmod wrote no modules.dep"
+	depmod_outputs "$moddir" | xargs rm -f
+	echo "$prog: depmod -e found every symbol of the modules in $moddir; its output is made at install"
+}
+
+maintscripts() {
+	local debian=$1 pkg=$2 krel=$3 s
+	for s in preinst postinst prerm postrm; do
+		[ -r "$debian/image.$s.in" ] || die "$debian/image.$s.in: missing"
+		sed "s/@KREL@/$krel/g" "$debian/image.$s.in" >"$debian/$pkg.$s"
+	done
+}
+
 case "${1:-}" in
 install-modules)
 	[ "$#" -eq 3 ] || die "usage: $prog install-modules KOBJ MODDIR"
@@ -270,8 +336,20 @@ compress)
 	[ "$#" -eq 3 ] || die "usage: $prog compress KOBJ MODDIR"
 	compress_modules "$2" "$3"
 	;;
+debug-vmlinux)
+	[ "$#" -eq 4 ] || die "usage: $prog debug-vmlinux VMLINUX DEBUGROOT KREL"
+	debug_vmlinux "$2" "$3" "$4"
+	;;
+depmod-check)
+	[ "$#" -eq 3 ] || die "usage: $prog depmod-check ROOT KREL"
+	depmod_check "$2" "$3"
+	;;
+maintscripts)
+	[ "$#" -eq 4 ] || die "usage: $prog maintscripts DEBIANDIR PACKAGE KREL"
+	maintscripts "$2" "$3" "$4"
+	;;
 *)
-	echo "usage: $prog install-modules|split-debug|sign|compress ..." >&2
+	echo "usage: $prog install-modules|split-debug|debug-vmlinux|sign|compress|depmod-check|maintscripts ..." >&2
 	exit 2
 	;;
 esac

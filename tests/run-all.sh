@@ -30,7 +30,7 @@ if [ -n "${MODSIGN_FULL:-}" ]; then
 	all_dirs+=(full)
 fi
 # What a kernel version changes: the tests of the tools alone are not here.
-per_kernel='/(patches|guest|hostile)/|/signing/test-(kbuild|kbuild-detached|intree|hashes|debian-config|ephemeral|pubring|compressed-install)\.sh$'
+per_kernel='/(patches|guest|hostile)/|/packaging/test-bindeb-pkg\.sh$|/signing/test-(kbuild|kbuild-detached|intree|hashes|debian-config|ephemeral|pubring|compressed-install)\.sh$'
 
 if [ "$#" -eq 0 ]; then
 	: "${BUILD:?}" "${KDIR:?}"

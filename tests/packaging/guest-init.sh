@@ -19,6 +19,14 @@ echo "GUEST-START"
 echo "R kernel $(uname -r)"
 echo "R sig_enforce $(cat /sys/module/module/parameters/sig_enforce)"
 kind=$(cat /pkg/kind)
+# A hook in each of the kernel's hook directories records its call: the
+# deb's maintainer scripts run them as run-parts does for every Debian
+# kernel (initramfs-tools and the bootloaders hook in there).
+for d in preinst postinst prerm postrm; do
+	mkdir -p "/etc/kernel/$d.d"
+	printf '#!/bin/sh\necho "%s.d $*" >>/tmp/hooks.log\n' "$d" >"/etc/kernel/$d.d/zz-record"
+	chmod 0755 "/etc/kernel/$d.d/zz-record"
+done
 case "$kind" in
 deb) dpkg -i /pkg/*.deb >/tmp/install.log 2>&1 ;;
 # --force-debian: Debian's rpm refuses to install into a dpkg system
@@ -28,6 +36,9 @@ esac
 echo "R install $?"
 sed 's/^/INSTALL-LOG /' /tmp/install.log
 moddir=/lib/modules/$(uname -r)
+sed 's/^/R hook /' /tmp/hooks.log 2>/dev/null
+echo "R depmod-at-install $(cut -d: -f1 "$moddir/modules.dep" 2>/dev/null | wc -l)"
+echo "R symlink $(readlink /vmlinuz)"
 
 # The changed copy first, while nothing is loaded: the signature check
 # comes before any other check of the module.
@@ -56,6 +67,18 @@ done </pkg/modules.list
 cut -d' ' -f1 /proc/modules | sed 's/^/R loaded /'
 echo "R tainted $(cat /proc/sys/kernel/tainted)"
 sed 's/^/R key /' /proc/keys
+
+# Removal: the hooks again, and nothing of the kernel release left behind
+# (depmod's output is not the package's file, its scripts delete it).
+: >/tmp/hooks.log
+case "$kind" in
+deb) dpkg -r "$(dpkg-deb -f /pkg/*.deb Package)" >/tmp/remove.log 2>&1 ;;
+rpm) rpm -e --nodeps "$(rpm -qp /pkg/*.rpm)" >/tmp/remove.log 2>&1 ;;
+esac
+echo "R remove $?"
+sed 's/^/REMOVE-LOG /' /tmp/remove.log
+sed 's/^/R rmhook /' /tmp/hooks.log
+echo "R left $(find "$moddir" 2>/dev/null | wc -l) $(readlink /vmlinuz)"
 echo "GUEST-END"
 # No init system here: busybox's reboot -f, which -no-reboot turns into
 # QEMU exiting.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Make (once) the Debian guest root the package tests boot: bookworm minbase
-# with kmod and rpm, packed as a gzipped newc initramfs.  It is cached as
+# with kmod, rpm and linux-base, packed as a gzipped newc initramfs.  It is cached as
 # OUT and rebuilt only when missing, because mmdebstrap needs the network
 # and half a minute; the per-boot payload is appended as a second archive.
 set -euo pipefail
@@ -10,7 +10,10 @@ if [ "$#" -ne 1 ]; then
 	exit 2
 fi
 out=$1
-[ -s "$out" ] && exit 0
+# What the root holds: a change here makes a new one.  linux-base:
+# linux-update-symlinks, which the kernel deb's scripts run.
+include=kmod,rpm,linux-base
+[ -s "$out" ] && [ "$(cat "$out.include" 2>/dev/null)" = "$include" ] && exit 0
 
 if ! command -v mmdebstrap >/dev/null; then
 	echo "guest-root: mmdebstrap missing (scripts/install-deps.sh test installs it)" >&2
@@ -22,7 +25,7 @@ trap 'rm -rf "$root"' EXIT
 
 # The tarball form lets mmdebstrap work without extra privileges; the
 # documentation and locales are dropped because only dpkg, rpm and kmod run.
-mmdebstrap --quiet --variant=minbase --include=kmod,rpm \
+mmdebstrap --quiet --variant=minbase --include="$include" \
 	--dpkgopt='path-exclude=/usr/share/doc/*' \
 	--dpkgopt='path-exclude=/usr/share/man/*' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' \
@@ -31,3 +34,4 @@ mkdir "$root/tree"
 tar -xf "$root/root.tar" -C "$root/tree"
 (cd "$root/tree" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"
+echo "$include" >"$out.include"

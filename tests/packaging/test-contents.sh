@@ -1,10 +1,12 @@
 #!/bin/bash
 # The kernel packages hold what a kernel package must: the image, its
 # System.map and config, every module the build made (as many as the
-# main build's modules.order lists, for the same config) and a
-# modules.dep, written after signing, that names every one of them; the
-# public keyring built into the kernel, in a doc path, by which every
-# packaged module verifies; and no throwaway X.509 key built in.
+# main build's modules.order lists, for the same config) and the
+# modules.order that names every one of them, but none of depmod's output
+# (the install makes it: deb postinst, rpm %post, which the packages
+# carry, with the distributions' kernel hooks); the public keyring built
+# into the kernel, in a doc path, by which every packaged module verifies;
+# and no throwaway X.509 key built in.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
@@ -29,14 +31,13 @@ check_contents() {
 	done
 	n=$(find "$dir/lib/modules/$rel" -name '*.ko' | wc -l)
 	check "$kind: every module of the build ($want)" "$want" "$n"
-	if [ -s "$dir/lib/modules/$rel/modules.dep" ]; then
-		listed=$(cut -d: -f1 "$dir/lib/modules/$rel/modules.dep" | LC_ALL=C sort)
-		check "$kind: modules.dep names every packaged module" \
-			"$(cd "$dir/lib/modules/$rel" && find . -name '*.ko' | sed 's,^\./,,' | LC_ALL=C sort | tr '\n' ' ')" \
-			"$(echo "$listed" | tr '\n' ' ')"
-	else
-		fail "$kind: modules.dep" "missing or empty in $dir/lib/modules/$rel"
-	fi
+	listed=$(LC_ALL=C sort "$dir/lib/modules/$rel/modules.order" 2>/dev/null)
+	check "$kind: modules.order names every packaged module" \
+		"$(cd "$dir/lib/modules/$rel" && find . -name '*.ko' | sed 's,^\./,,' | LC_ALL=C sort | tr '\n' ' ')" \
+		"$(echo "$listed" | tr '\n' ' ')"
+	check "$kind: depmod's input is shipped, its output is not" \
+		"modules.builtin modules.builtin.modinfo modules.order" \
+		"$(cd "$dir/lib/modules/$rel" && find . -maxdepth 1 -name 'modules.*' -printf '%f\n' | LC_ALL=C sort | xargs)"
 	check "$kind: no X.509 signing key of the build's own (MODULE_SIG_KEY)" 'CONFIG_MODULE_SIG_KEY=""' \
 		"$(grep '^CONFIG_MODULE_SIG_KEY=' "$dir/boot/config-$rel" 2>/dev/null)"
 
@@ -55,4 +56,31 @@ check_contents() {
 
 check_contents rpm "$(kernel_rpm)" usr/share/doc/kernel-keys/REL/modsign-pubkeys.gpg
 check_contents deb "$(image_deb)" usr/share/doc/linux-image-REL/modsign-pubkeys.gpg
+
+# The install scripts, as the packages carry them (the guest test runs them).
+rpm=$(kernel_rpm)
+krel=$(rpm -qp --qf '%{VERSION}' "$rpm" 2>/dev/null)-modsign
+scripts=$(rpm -qp --scripts "$rpm" 2>/dev/null)
+check "rpm: %post runs depmod against the System.map" yes \
+	"$(grep -q "^depmod -a -F /boot/System.map-$krel $krel\$" <<<"$scripts" && echo yes || echo no)"
+check "rpm: %posttrans and %preun run kernel-install add and remove" "add remove" \
+	"$(sed -n 's,^[[:space:]]*/usr/bin/kernel-install \(add\|remove\) '"$krel"'.*,\1,p' <<<"$scripts" | xargs)"
+check "rpm: the depmod output is owned as %ghost, not shipped" "10 0" \
+	"$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$rpm" | awk '/modules\.(alias|dep|symbols|softdep|devname|builtin\.bin|builtin\.alias)/ { n++; if ($1 !~ /g/) b++ }
+		END { print n + 0, b + 0 }')"
+check "rpm: provides installonlypkg(kernel), so package managers keep several" yes \
+	"$(rpm -qp --provides "$rpm" | grep -x 'installonlypkg(kernel)' >/dev/null && echo yes || echo no)"
+deb=$(image_deb)
+ctl=$(scratch contents-deb-control)
+dpkg-deb -e "$deb" "$ctl"
+check "deb: maintainer scripts preinst, postinst, prerm, postrm" "postinst postrm preinst prerm" \
+	"$(find "$ctl" -maxdepth 1 -regex '.*/\(pre\|post\)\(inst\|rm\)' -printf '%f\n' | LC_ALL=C sort | xargs)"
+check "deb: postinst runs depmod, linux-update-symlinks and the postinst.d hooks" "3" \
+	"$(awk '/^depmod -a -F "\/boot\/System.map-\$version" "\$version"$/ || /linux-update-symlinks "\$change"/ ||
+		/\/etc\/kernel\/postinst.d$/ { n++ } END { print n + 0 }' "$ctl/postinst")"
+check "deb: the scripts name the package's kernel release" \
+	"$(dpkg-deb -f "$deb" Package | sed 's/^linux-image-//')" \
+	"$(sed -n 's/^version=//p' "$ctl"/preinst "$ctl"/postinst "$ctl"/prerm "$ctl"/postrm | LC_ALL=C sort -u)"
+check "deb: depends on linux-base (linux-update-symlinks)" yes \
+	"$(dpkg-deb -f "$deb" Depends | grep 'linux-base' >/dev/null && echo yes || echo no)"
 finish

@@ -2,7 +2,12 @@
 # The debug packages are real: for every module in the rpm and the deb, the
 # debug package has /usr/lib/debug/.build-id/xx/yyyy.debug with the
 # module's build-id, DWARF that describes the module's own functions, and
-# the packaged module itself carries no debug info but a debuglink.
+# the packaged module itself carries no debug info but a .gnu_debuglink
+# whose file is where gdb looks (/usr/lib/debug plus the module's
+# directory) with the CRC it names.  vmlinux is there too, with its debug
+# info and the build-id of the kernel in the image package (the build's:
+# rpm does not re-seed it), and found by it; with both packages unpacked
+# in one root, every link resolves.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
@@ -62,6 +67,51 @@ check_debug() {
 	check "$kind: each .debug has DWARF for its module's functions" "" "$no_dwarf"
 	check "$kind: packaged modules carry no .debug_info" "" "$has_debug"
 	check "$kind: packaged modules carry a .gnu_debuglink" "" "$no_link"
+	check "$kind: each .gnu_debuglink names a file under /usr/lib/debug and the module's directory, CRC matching" \
+		"$n" "$(debuglinks_found "$dir/image" "$dir/debug" "${mods[@]}")"
+
+	local rel vmlinux kid vid
+	rel=$(find "$dir/image/lib/modules" -mindepth 1 -maxdepth 1 -printf '%f\n' | sed -n 1p)
+	vmlinux=$dir/debug/usr/lib/debug/lib/modules/$rel/vmlinux
+	check "$kind: vmlinux with its debug info in the debug package" yes \
+		"$(eu-readelf -S "$vmlinux" 2>/dev/null | awk '/\.debug_info/ { f = 1 } END { exit !f }' && echo yes || echo no)"
+	"$KSRC/scripts/extract-vmlinux" "$dir/image/boot/vmlinuz-$rel" >"$dir/booted" 2>/dev/null || :
+	kid=$(build_id "$dir/booted")
+	vid=$(build_id "$vmlinux")
+	check "$kind: ... with the build-id of the packaged kernel image" "$kid" "${vid:-none}"
+	check "$kind: ... found by it, .build-id/xx/yyyy.debug" yes \
+		"$([ -n "$vid" ] && [ "$(realpath "$dir/debug/usr/lib/debug/.build-id/${vid:0:2}/${vid:2}.debug" 2>/dev/null)" = "$(realpath "$vmlinux")" ] && echo yes || echo no)"
+	mkdir -p "$dir/both"
+	cp -a "$dir/image/." "$dir/debug/." "$dir/both/"
+	check "$kind: with both packages in one root, no link dangles" "" \
+		"$(cd "$dir/both" && find . -xtype l | sed -n 1,3p | xargs)"
+}
+
+# debuglinks_found IMAGEROOT DEBUGROOT MODULE...: how many modules' debug
+# link names a file, in DEBUGROOT/usr/lib/debug/ plus the module's directory
+# under IMAGEROOT, whose CRC-32 is the one the link records.
+debuglinks_found() {
+	python3 - "$@" <<'PY'
+import os, subprocess, sys, tempfile, zlib
+image, debug, mods = sys.argv[1], sys.argv[2], sys.argv[3:]
+found = 0
+with tempfile.TemporaryDirectory() as tmp:
+    sec = os.path.join(tmp, "link")
+    for ko in mods:
+        if subprocess.run(["objcopy", "-O", "binary", "--only-section=.gnu_debuglink",
+                           ko, sec], capture_output=True).returncode != 0:
+            continue
+        data = open(sec, "rb").read()
+        if len(data) < 8 or b"\0" not in data:
+            continue
+        name = data[:data.index(b"\0")].decode()
+        crc = int.from_bytes(data[-4:], "little")
+        where = os.path.join(debug, "usr/lib/debug",
+                             os.path.relpath(os.path.dirname(ko), image), name)
+        if os.path.isfile(where) and zlib.crc32(open(where, "rb").read()) == crc:
+            found += 1
+print(found)
+PY
 }
 
 check_debug rpm "$(kernel_rpm)" "$(debuginfo_rpm)"

@@ -3,8 +3,11 @@
 # boot 1 installs the linux-image deb with dpkg, boot 2 the kernel rpm
 # with rpm, each on the kernel image taken from that package, booted with
 # module.sig_enforce=1.  In the guest every packaged module is modprobed
-# from the installed /lib/modules tree, and a copy of one module with one
-# byte changed is loaded; the host judges the console.
+# from the installed /lib/modules tree (indexed by the install's depmod),
+# and a copy of one module with one byte changed is loaded; then the
+# package is removed.  The deb runs the kernel hook directories
+# (/etc/kernel/*.d) and linux-update-symlinks as Debian's images do, and
+# leaves nothing behind; the host judges the console.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
@@ -68,6 +71,15 @@ guest_boot() {
 	check "$kind: module.sig_enforce is on" "Y" "$(sed -n 's/^sig_enforce //p' "$r")"
 	check "$kind: package installs (exit status)" "0" "$(sed -n 's/^install //p' "$r")"
 	check "$kind: packaged modules are in the installed tree" "" "$(sed -n 's/^missing //p' "$r")"
+	check "$kind: the install's depmod indexed every module" "$(echo "$mods" | wc -l)" \
+		"$(sed -n 's/^depmod-at-install //p' "$r")"
+	local image=/boot/vmlinuz-$krel
+	if [ "$kind" = deb ]; then
+		check "deb: install runs the kernel's preinst.d and postinst.d hooks (version, image)" \
+			"preinst.d $krel $image|postinst.d $krel $image" "$(sed -n 's/^hook //p' "$r" | paste -sd'|')"
+		check "deb: linux-update-symlinks points /vmlinuz at the image" "${image#/}" \
+			"$(sed -n 's/^symlink //p' "$r")"
+	fi
 
 	nmods=$(echo "$mods" | wc -l)
 	check "$kind: every module modprobes ($nmods)" "$nmods" \
@@ -105,6 +117,14 @@ guest_boot() {
 	else
 		check "deb: signed with an ephemeral key, not the packager's" "different" \
 			"$([ -n "$keyid" ] && [ "$keyid" != "$pkg_packager_keyid" ] && echo different || echo "same: $keyid")"
+	fi
+
+	check "$kind: the package is removed (exit status)" 0 "$(sed -n 's/^remove //p' "$r")"
+	check "$kind: nothing of /lib/modules/$krel is left, nor a /vmlinuz link" "0 " \
+		"$(sed -n 's/^left //p' "$r")"
+	if [ "$kind" = deb ]; then
+		check "deb: removal runs the prerm.d and postrm.d hooks" \
+			"prerm.d $krel $image|postrm.d $krel $image" "$(sed -n 's/^rmhook //p' "$r" | paste -sd'|')"
 	fi
 
 	# insmod reports EKEYREJECTED as strerror's text.

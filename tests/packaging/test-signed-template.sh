@@ -9,9 +9,12 @@
 #   - the signed build makes a .dsc holding only debian/ and a
 #     linux-image-*-modsign with the unsigned package's version, whose
 #     modules are the unsigned ones with the packager's signatures
-#     appended, and a modules.dep;
+#     appended,
+#     depmod -e run on it with no output shipped, and the image's
+#     maintainer scripts for its release;
 #   - a missing signature, a keyring without the signing key, a module
-#     that is not the manifest's, and no unsigned package each stop the
+#     that is not the manifest's, a module needing a symbol that no
+#     packaged module provides, and no unsigned package each stop the
 #     build, naming the cause, with no image package made.
 # (tests/full/test-detached-packages.sh does it from a real unsigned build.)
 here=$(dirname "$(realpath "$0")")
@@ -60,8 +63,8 @@ EOF
 # signed_build OUT LOG: build-package.sh's signed deb build in OUT
 signed_build() {
 	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" \
-		PKGOUT="$1" MODPUBKEY="$key/pub" MODSIGN_PKG_MANIFEST="$work/manifest" \
-		MODSIGN_PKG_SIGNATURES="$work/sigs" deb >"$2" 2>&1
+		PKGOUT="$1" MODPUBKEY="$key/pub" MODSIGN_PKG_MANIFEST="${manifest:-$work/manifest}" \
+		MODSIGN_PKG_SIGNATURES="${sigs:-$work/sigs}" deb >"$2" 2>&1
 }
 
 # outdir NAME KEYRING: an OUTDIR as the unsigned build leaves it
@@ -112,7 +115,11 @@ if [ -n "$signed" ]; then
 		"$(cmp -s "$work/root/boot/vmlinuz-$krel" "$work/signed/boot/vmlinuz-$krel"; echo $?)"
 	check "the keyring is shipped under the signed package's name only" "yes no" \
 		"$([ -s "$work/signed/usr/share/doc/$pkg/modsign-pubkeys.gpg" ] && echo yes || echo no) $([ -e "$work/signed/usr/share/doc/$pkg-unsigned" ] && echo yes || echo no)"
-	check "modules.dep is made" yes "$([ -s "$work/signed/lib/modules/$krel/modules.dep" ] && echo yes || echo no)"
+	check "depmod -e checked the modules, none of its output is shipped" "yes no" \
+		"$(grep -q 'depmod -e found every symbol' "$out/deb/build-signed.log" && echo yes || echo no) $([ -e "$work/signed/lib/modules/$krel/modules.dep" ] && echo yes || echo no)"
+	dpkg-deb -e "$signed" "$work/signed-control"
+	check "the maintainer scripts are the image's, for its release" "$krel $krel $krel $krel" \
+		"$(for s in preinst postinst prerm postrm; do sed -n 's/^version=//p' "$work/signed-control/$s" 2>/dev/null || echo none; done | xargs)"
 else
 	fail "the signed image package" "not made (log: $work/good.log)"
 fi
@@ -140,6 +147,20 @@ out=$(outdir changed "$key/pub")
 printf 'x' >>"$work/root/lib/modules/$krel/$victim"
 dpkg-deb --root-owner-group -b "$work/root" "$out/deb/$pkg-unsigned_${version}_amd64.deb" >/dev/null
 refuse "a module that is not the manifest's" "$victim: not the module" changed
+
+# A module another one needs, left out of the unsigned package (and of
+# the manifest and signatures made from it).
+out=$(outdir unresolved "$key/pub")
+needed=$(cd "$work/root/lib/modules/$krel" && for m in "${mods[@]}"; do modinfo -F depends "$m"; done |
+	tr ',' '\n' | sed -n '/./{p;q}')
+gone=$(cd "$work/root/lib/modules/$krel" && find . -name "$needed.ko" -printf '%P\n')
+rm "$work/root/lib/modules/$krel/$gone"
+dpkg-deb --root-owner-group -b "$work/root" "$out/deb/$pkg-unsigned_${version}_amd64.deb" >/dev/null
+(cd "$work/root/lib/modules/$krel" && find . -name '*.ko' -printf '%P\n' |
+	"$tools/pgp-attach" --create "$work/manifest-unresolved" --keyring "$key/pub" -T -)
+"$tools/pgp-sign" -k "$key/sec" --sign-manifest "$work/manifest-unresolved" --output "$work/sigs-unresolved"
+manifest=$work/manifest-unresolved sigs=$work/sigs-unresolved \
+	refuse "a module needing a symbol no module provides ($needed left out)" "needs unknown symbol" unresolved
 
 out=$work/empty
 mkdir -p "$out/deb"
