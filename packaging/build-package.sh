@@ -127,7 +127,13 @@ rpm)
 	install -m 0644 "$FRAGMENT" "$top/SOURCES/small.config"
 	install -m 0644 "$here/package.config" "$top/SOURCES/package.config"
 	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" "$top/SOURCES/"
-	install -m 0644 "$here/rpm/kernel-modsign.spec" "$top/SPECS/"
+	# The version and series go in the spec itself, and so in the source
+	# rpm: it rebuilds with no --define.
+	{
+		printf '%%{!?kversion: %%global kversion %s}\n' "$kversion"
+		printf '%%{!?kseries: %%global kseries %s}\n' "$KVER"
+		cat "$here/rpm/kernel-modsign.spec"
+	} >"$top/SPECS/kernel-modsign.spec"
 	defs=(--define "_topdir $top" --define "kversion $kversion" --define "kseries $KVER"
 		--define "kconfig $KCONFIG" --define "_smp_mflags -j$JOBS")
 	if [ -n "${MODSECKEY:-}" ]; then

@@ -64,7 +64,7 @@ scripts=$(rpm -qp --scripts "$rpm" 2>/dev/null)
 check "rpm: %post runs depmod against the System.map" yes \
 	"$(grep -q "^depmod -a -F /boot/System.map-$krel $krel\$" <<<"$scripts" && echo yes || echo no)"
 check "rpm: %posttrans and %preun run kernel-install add and remove" "add remove" \
-	"$(sed -n 's,^[[:space:]]*/usr/bin/kernel-install \(add\|remove\) '"$krel"'.*,\1,p' <<<"$scripts" | xargs)"
+	"$(sed -n 's,^[[:space:]]*/usr/bin/kernel-install \(add\|remove\) '"$krel"'.*,\1,p' <<<"$scripts" | LC_ALL=C sort | xargs)"
 check "rpm: the depmod output is owned as %ghost, not shipped" "10 0" \
 	"$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$rpm" | awk '/modules\.(alias|dep|symbols|softdep|devname|builtin\.bin|builtin\.alias)/ { n++; if ($1 !~ /g/) b++ }
 		END { print n + 0, b + 0 }')"
