@@ -98,8 +98,10 @@ found = 0
 with tempfile.TemporaryDirectory() as tmp:
     sec = os.path.join(tmp, "link")
     for ko in mods:
-        if subprocess.run(["objcopy", "-O", "binary", "--only-section=.gnu_debuglink",
-                           ko, sec], capture_output=True).returncode != 0:
+        # --dump-section: -O binary leaves out a section that is not
+        # loaded, as .gnu_debuglink is not.
+        if subprocess.run(["objcopy", "--dump-section", ".gnu_debuglink=" + sec,
+                           ko, os.path.join(tmp, "out")], capture_output=True).returncode != 0:
             continue
         data = open(sec, "rb").read()
         if len(data) < 8 or b"\0" not in data:
