@@ -206,4 +206,51 @@ check "discard: message says the key was discarded" yes \
 check "discard: out-of-date module removed, not left stale" no \
 	"$(yesno test -e "$m/extmod_a.ko")"
 
+# Signing later (patch 0027): MODSIGN_UNSIGNED=1, and the default against a
+# tree that holds no key, as an installed kernel's headers package ships
+# it (the packaging helper's copy of this tree: no modsign.sec).
+# unsigned_ok DIR LABEL: both modules built, stripped, unsigned, NOSIGN'd.
+unsigned_ok() {
+	local d=$1 label=$2 mod
+	for mod in "${mods[@]}"; do
+		check "$label: NOSIGN line for $mod" 1 "$(grep -c "^  NOSIGN  $d/$mod.ko$" "$d.log" || :)"
+		check "$label: $mod is unsigned" unsigned "$(verify_outcome "$KEYS/main/pub" "$d/$mod.ko")"
+		check "$label: $mod is its stripped body" yes "$(yesno cmp -s "$d/$mod.ko" "$d/$mod.ko.stripped")"
+	done
+	check "$label: the note says how to sign them" 1 \
+		"$(grep -c 'sign each with .*/scripts/modsign/pgp-sign --secret-key KEY MODULE' "$d.log" || :)"
+	check "$label: signs nothing" 0 "$(grep -c '^  SIGN' "$d.log" || :)"
+}
+m=$dir/later
+rc=0
+extmod "$m" MODSIGN_UNSIGNED=1 || rc=$?
+check "MODSIGN_UNSIGNED=1: build" 0 "$rc"
+unsigned_ok "$m" "MODSIGN_UNSIGNED=1"
+# A key afterwards: every module is signed (the mode is a signing parameter).
+extmod_make "$m" MODSECKEY="$KEYS/main/sec"
+signed_ok "$m" "$KEYS/main/pub" "signed after MODSIGN_UNSIGNED"
+rc=0
+extmod_make "$m" MODSIGN_UNSIGNED=1 MODSECKEY="$KEYS/main/sec" || rc=$?
+check "MODSIGN_UNSIGNED=1 with a key: build fails" yes "$([ "$rc" -ne 0 ] && echo yes || echo no)"
+check "MODSIGN_UNSIGNED=1 with a key: message" 1 \
+	"$(grep -c 'MODSIGN_UNSIGNED=1 leaves the modules unsigned: give it no key' "$m.log" || :)"
+signed_ok "$m" "$KEYS/main/pub" "MODSIGN_UNSIGNED=1 with a key: modules untouched"
+
+hdr=$dir/headers
+bash "$tests_dir/../packaging/modsign-pkg.sh" headers "$KSRC" "$KDIR" "$hdr" >"$hdr.log" 2>&1
+check "headers tree: no secret key in it" "" \
+	"$(find "$hdr" \( -name '*.sec' -o -name '*.pem' \) -printf '%P ')"
+m=$dir/headers-default
+rm -rf "$m"
+cp -r "$tests_dir/modules/extmod" "$m"
+rc=0
+make -C "$hdr" M="$m" modules >"$m.log" 2>&1 || rc=$?
+check "keyless tree, no key given: build" 0 "$rc"
+unsigned_ok "$m" "keyless tree"
+rc=0
+make -C "$hdr" M="$m" MODSECKEY="$KEYS/main/sec" modules >"$m.log" 2>&1 || rc=$?
+check "keyless tree, MODSECKEY: build" 0 "$rc"
+signed_ok "$m" "$KEYS/main/pub" "keyless tree, MODSECKEY"
+rm -rf "$hdr"
+
 finish
