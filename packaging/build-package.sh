@@ -126,7 +126,9 @@ rpm)
 	tar -cf "$top/SOURCES/kbuild-patches.tar" -C "$TOP" kbuild-patches
 	install -m 0644 "$FRAGMENT" "$top/SOURCES/small.config"
 	install -m 0644 "$here/package.config" "$top/SOURCES/package.config"
-	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" "$top/SOURCES/"
+	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" \
+		"$here/dkms/modsign-sign-file" "$top/SOURCES/"
+	install -m 0644 "$here/dkms/modsign.conf" "$top/SOURCES/"
 	# The version and series go in the spec itself, and so in the source
 	# rpm: it rebuilds with no --define.
 	{
@@ -184,30 +186,50 @@ deb-signed)
 	cp "$work"/*.dsc "$work"/*.tar.* "$work"/*.deb "$work"/*.buildinfo "$work"/*.changes "$out/"
 	;;
 deb)
-	src=$work/linux-modsign-$kversion
-	mkdir -p "$src"
-	# The patched tree that `make tree` prepared, without its git history.
-	git -C "$KSRC" archive --format=tar HEAD | tar -x -C "$src"
-	cp -a "$here/deb/debian" "$src/debian"
-	mkdir -p "$src/debian/modsign"
-	install -m 0644 "$FRAGMENT" "$src/debian/modsign/small.config"
-	install -m 0644 "$here/package.config" "$src/debian/modsign/package.config"
-	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" "$src/debian/modsign/"
-	sed -i "s/@KVERSION@/$kversion/g" "$src/debian/control" "$src/debian/changelog"
+	# The source package first, as Debian's archive would hold it: the
+	# linux-source tarball, unchanged, as the orig tarball, and debian/
+	# with the series as debian/patches ("3.0 (quilt)").  The packages are
+	# then built from that .dsc, unpacked afresh, as a buildd builds them.
+	stage=$work/stage/linux-modsign-$kversion
+	mkdir -p "$stage"
+	ln -s "$TARBALL" "$work/stage/linux-modsign_$kversion.orig.tar.xz"
+	tar -xJf "$TARBALL" -C "$stage" --strip-components=1
+	cp -a "$here/deb/debian" "$stage/debian"
+	mkdir -p "$stage/debian/modsign" "$stage/debian/patches"
+	install -m 0644 "$FRAGMENT" "$stage/debian/modsign/small.config"
+	install -m 0644 "$here/package.config" "$stage/debian/modsign/package.config"
+	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" \
+		"$here/dkms/modsign-sign-file" "$stage/debian/modsign/"
+	install -m 0644 "$here/dkms/modsign.conf" "$stage/debian/modsign/"
+	# A 6.12 series entry ../6.1/NAME is the 6.1 patch: one flat directory.
+	awk '!/^[[:space:]]*(#|$)/' "$TOP/kbuild-patches/$KVER/series" | while read -r p; do
+		install -m 0644 "$TOP/kbuild-patches/$KVER/$p" "$stage/debian/patches/${p##*/}"
+		echo "${p##*/}"
+	done >"$stage/debian/patches/series"
+	sed -i "s/@KVERSION@/$kversion/g" "$stage/debian/control" "$stage/debian/changelog"
 	if [ "$phase" = unsigned ]; then
 		sed -i -e 's/@UNSIGNED@/-unsigned/' -e "s/@UNSIGNED_NOTE@/\\n .\\n Its modules are not signed: linux-image-$kversion-modsign, made from\\n this package and the signatures of its modules, replaces it./" \
-			"$src/debian/control"
+			"$stage/debian/control"
 	else
-		sed -i -e 's/@UNSIGNED@//' -e 's/@UNSIGNED_NOTE@//' "$src/debian/control"
+		sed -i -e 's/@UNSIGNED@//' -e 's/@UNSIGNED_NOTE@//' "$stage/debian/control"
+	fi
+	src=$work/linux-modsign-$kversion
+	if ! { (cd "$work/stage" && dpkg-source -b "linux-modsign-$kversion") &&
+		rm -rf "$stage" &&
+		dpkg-source -x "$work"/stage/linux-modsign_*.dsc "$src"; } >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		echo "build-package: the source package failed, log in $log (build tree kept in $work)" >&2
+		exit 1
 	fi
 	if ! (cd "$src" && MODSIGN_KCONFIG=$KCONFIG DEB_BUILD_OPTIONS="parallel=$JOBS ${DEB_BUILD_OPTIONS:-}" \
-		dpkg-buildpackage -b -us -uc) >"$log" 2>&1; then
+		dpkg-buildpackage -b -us -uc) >>"$log" 2>&1; then
 		tail -n 30 "$log" >&2
 		discard_keys
 		echo "build-package: dpkg-buildpackage failed, log in $log (build tree kept in $work)" >&2
 		exit 1
 	fi
 	cp "$work"/*.deb "$work"/*.buildinfo "$work"/*.changes "$out/"
+	cp -L "$work"/stage/linux-modsign_* "$out/"
 	if [ "$phase" = unsigned ]; then
 		# what the signed build attaches with (Debian's signing build
 		# takes them from linux-kbuild)

@@ -50,9 +50,13 @@
 #       symbol nothing provides fails the package build, naming both.
 #       depmod's output is then deleted: the packages make it at install
 #       (their postinst, %post), they do not ship it.
-#   modsign-pkg.sh maintscripts DEBIANDIR PACKAGE KREL
-#       DEBIANDIR/PACKAGE.{preinst,postinst,prerm,postrm} from the
-#       templates DEBIANDIR/image.*.in, for dh_installdeb.
+#   modsign-pkg.sh maintscripts DEBIANDIR TEMPLATE PACKAGE KREL
+#       DEBIANDIR/PACKAGE.{preinst,postinst,prerm,postrm} from whichever
+#       of the templates DEBIANDIR/TEMPLATE.*.in exist (image, headers),
+#       for dh_installdeb.
+#   modsign-pkg.sh headers KSRC KOBJ DEST
+#       DEST: the tree external modules are built (and signed) against,
+#       /lib/modules/KREL/build on the installed system.
 set -euo pipefail
 
 prog=${0##*/}
@@ -312,11 +316,51 @@ depmod_check() {
 }
 
 maintscripts() {
-	local debian=$1 pkg=$2 krel=$3 s
+	local debian=$1 template=$2 pkg=$3 krel=$4 s n=0
 	for s in preinst postinst prerm postrm; do
-		[ -r "$debian/image.$s.in" ] || die "$debian/image.$s.in: missing"
-		sed "s/@KREL@/$krel/g" "$debian/image.$s.in" >"$debian/$pkg.$s"
+		[ -r "$debian/$template.$s.in" ] || continue
+		sed "s/@KREL@/$krel/g" "$debian/$template.$s.in" >"$debian/$pkg.$s"
+		n=$((n + 1))
 	done
+	[ "$n" -gt 0 ] || die "$debian/$template.*.in: no maintainer script templates"
+}
+
+# The tree that external modules build against (make -C DEST M=DIR), with
+# the files the kernel's own packaging picks (6.1's builddeb, 6.12's
+# install-extmod-build): from the source, the Makefiles, include/,
+# scripts/ and the architecture's include and scripts directories; from
+# the object tree, the generated headers, the built scripts (with
+# scripts/sign-file and the modsign tools), Module.symvers, .config and
+# the OpenPGP keyring built into the kernel (certs/pgp_pubkeys.gpg: public
+# keys only, pgp-verify --check-pubring checks).  Files are picked by
+# name, so the build's secret keys (modsign.sec, certs/signing_key.pem)
+# cannot come along; the last check makes sure.
+headers() {
+	local ksrc=$1 kobj=$2 dest=$3 arch=x86 f
+	for f in Module.symvers .config certs/pgp_pubkeys.gpg scripts/modsign/pgp-sign; do
+		[ -e "$kobj/$f" ] || die "$kobj/$f: missing (was the kernel built?)"
+	done
+	"$kobj/scripts/modsign/pgp-verify" --check-pubring "$kobj/certs/pgp_pubkeys.gpg" ||
+		die "$kobj/certs/pgp_pubkeys.gpg: not a keyring of public keys only"
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	(
+		cd "$ksrc"
+		find . "arch/$arch" -maxdepth 1 -name 'Makefile*'
+		find include scripts \( -type f -o -type l \) ! -name .gitignore
+		find "arch/$arch" -name Kbuild.platforms -o -name Platform
+		find "arch/$arch" \( -name include -o -name scripts \) -type d -print0 |
+			xargs -0 -I{} find {} -type f
+	) | LC_ALL=C sort -u | tar -C "$ksrc" -c -f - -T - | tar -C "$dest" -x -f -
+	(
+		cd "$kobj"
+		find "arch/$arch/include" include scripts -type f ! -name '*.o' ! -name '.*.cmd'
+		[ ! -x tools/objtool/objtool ] || echo tools/objtool/objtool
+		printf '%s\n' Module.symvers .config certs/pgp_pubkeys.gpg
+	) | LC_ALL=C sort -u | tar -C "$kobj" -c -f - -T - | tar -C "$dest" -x -f -
+	f=$(find "$dest" \( -name '*.sec' -o -name '*.pem' -o -name '*.priv' -o -name '*.key' \) -print -quit)
+	[ -z "$f" ] || die "$f: a key file in the headers tree"
+	echo "$prog: headers for external modules in $dest ($(du -sh "$dest" | cut -f1))"
 }
 
 case "${1:-}" in
@@ -345,11 +389,15 @@ depmod-check)
 	depmod_check "$2" "$3"
 	;;
 maintscripts)
-	[ "$#" -eq 4 ] || die "usage: $prog maintscripts DEBIANDIR PACKAGE KREL"
-	maintscripts "$2" "$3" "$4"
+	[ "$#" -eq 5 ] || die "usage: $prog maintscripts DEBIANDIR TEMPLATE PACKAGE KREL"
+	maintscripts "$2" "$3" "$4" "$5"
+	;;
+headers)
+	[ "$#" -eq 4 ] || die "usage: $prog headers KSRC KOBJ DEST"
+	headers "$2" "$3" "$4"
 	;;
 *)
-	echo "usage: $prog install-modules|split-debug|debug-vmlinux|sign|compress|depmod-check|maintscripts ..." >&2
+	echo "usage: $prog install-modules|split-debug|debug-vmlinux|sign|compress|depmod-check|maintscripts|headers ..." >&2
 	exit 2
 	;;
 esac

@@ -24,8 +24,9 @@ pkg-env = TOP=$(CURDIR) TARBALL=$(TARBALL) KVER=$(KVER) KCONFIG=$(KCONFIG) JOBS=
 rpm: deps
 	$(pkg-env) packaging/build-package.sh rpm $(PKGOUT)/rpm
 
-# dpkg-buildpackage starts from the patched tree `make tree` prepares.
-deb: tree
+# dpkg-buildpackage builds from the source package it makes first: the
+# tarball and kbuild-patches/$(KVER) as debian/patches.
+deb: deps
 	$(pkg-env) packaging/build-package.sh deb $(PKGOUT)/deb
 
 packages: rpm deb

@@ -48,6 +48,10 @@ kernel_rpm() { one_file "$pkg_dir/rpm/kernel-modsign-[0-9]*.x86_64.rpm"; }
 debuginfo_rpm() { one_file "$pkg_dir/rpm/kernel-modsign-debuginfo-*.x86_64.rpm"; }
 image_deb() { one_file "$pkg_dir/deb/linux-image-*-modsign_*_amd64.deb"; }
 dbg_deb() { one_file "$pkg_dir/deb/linux-image-*-modsign-dbg_*_amd64.deb"; }
+headers_deb() { one_file "$pkg_dir/deb/linux-headers-*-modsign_*_amd64.deb"; }
+dkms_deb() { one_file "$pkg_dir/deb/modsign-dkms_*_all.deb"; }
+devel_rpm() { one_file "$pkg_dir/rpm/kernel-modsign-devel-*.x86_64.rpm"; }
+dkms_rpm() { one_file "$pkg_dir/rpm/modsign-dkms-*.noarch.rpm"; }
 
 # unpack PACKAGE DIR: the payload (and, for a deb, the control area in
 # DIR/DEBIAN) of an rpm or deb.

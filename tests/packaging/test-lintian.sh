@@ -1,6 +1,6 @@
 #!/bin/bash
-# lintian finds no errors in the debs, and none is hidden: the recipe has
-# no lintian overrides (packaging/deb/debian/*.lintian-overrides), and an
+# lintian finds no errors in the debs and the source package, and none is
+# hidden: the recipe has no lintian overrides (packaging/deb/debian/*.lintian-overrides), and an
 # override that lintian reports at all fails here, so any that is added
 # must come with this test's change and a comment saying why.
 here=$(dirname "$(realpath "$0")")
@@ -10,7 +10,8 @@ here=$(dirname "$(realpath "$0")")
 . "$here/common.sh"
 
 ensure_packages
-for deb in "$(image_deb)" "$(dbg_deb)"; do
+dsc=$(one_file "$pkg_dir/deb/linux-modsign_*.dsc") || fail "the deb build leaves its source package"
+for deb in "$(image_deb)" "$(dbg_deb)" "$(headers_deb)" "$(dkms_deb)" ${dsc:+"$dsc"}; do
 	name=${deb##*/}
 	log=$BUILD/test-scratch/lintian-$name.log
 	mkdir -p "${log%/*}"

@@ -72,6 +72,26 @@ for pkg in "$pkg_dir"/rpm/*.rpm "$pkg_dir"/deb/*.deb; do
 	sed "s|^|$name: |" "$dir/$name.scan"
 	check "$name holds no secret key" "0" "$rc"
 done
+# Nor does the deb's source package: its debian/ tarball (the recipe, the
+# series, the helpers), and its orig tarball is Debian's linux-source.
+for dsc in "$pkg_dir"/deb/*.dsc; do
+	[ -e "$dsc" ] || continue
+	name=${dsc##*/}
+	tree=$dir/src/$name
+	mkdir -p "$tree"
+	while read -r f; do
+		case "$f" in
+		*.orig.tar.*)
+			check "$name: ${f##*/} is Debian's linux-source, unchanged" same \
+				"$(cmp -s "$pkg_dir/deb/$f" "/usr/src/linux-source-$(kernel_series "$KSRC").tar.xz" && echo same)"
+			;;
+		*.debian.tar.*) tar -xf "$pkg_dir/deb/$f" -C "$tree" ;;
+		esac
+	done < <(awk '/^Files:/ { f = 1; next } /^[^ ]/ { f = 0 } f { print $3 }' "$dsc")
+	find "$tree" -type f -print0 | xargs -0 "$scan" >"$dir/$name.scan" 2>&1 && rc=0 || rc=$?
+	sed "s|^|$name: |" "$dir/$name.scan"
+	check "$name (source package) holds no secret key" "0" "$rc"
+done
 # Nor do the build logs, nor what is left of a build tree.
 for kind in rpm deb; do
 	"$scan" "$pkg_dir/$kind/build.log" >"$dir/$kind-log.scan" 2>&1 && rc=0 || rc=$?

@@ -1,0 +1,280 @@
+#!/bin/bash
+# External modules on the installed system, built the way users of the
+# packages build them: a Debian bookworm root (a chroot; nothing is loaded
+# into this machine's kernel) gets the kernel, its headers and
+# modsign-dkms from the packages, and Debian's own vpoll-dkms, a
+# third-party module package from the archive, is built by dkms and
+# signed through modsign-dkms's sign_file.  Then the kernel from the
+# package is booted in QEMU with module.sig_enforce=1 and loads, or
+# refuses, what dkms and make built.
+#
+# rpm: the kernel trusts the packager's key (its build's MODPUBKEY).  dkms
+#   signing with that key gives a module that loads untainted; a key the
+#   kernel does not know signs nothing (sign_file refuses, the module stays
+#   unsigned), and a module signed with it anyway is refused; an X.509 key
+#   still goes to the kernel's sign-file (PKCS#7).  By hand, make M=DIR
+#   against /lib/modules/RELEASE/build leaves modules unsigned, or signs
+#   them with MODSECKEY.
+# deb: its kernel trusts only the ephemeral key of its build, deleted
+#   since, so no module built later can load under enforce.  Installing
+#   its headers runs dkms (header_postinst.d), whose sign_file refuses
+#   the packager's key; the kernel refuses the unsigned module and still
+#   loads its own.
+here=$(dirname "$(realpath "$0")")
+# shellcheck source=../lib.sh
+. "$here/../lib.sh"
+# shellcheck source=common.sh
+. "$here/common.sh"
+# shellcheck source=../guest/guestlib.sh
+. "$here/../guest/guestlib.sh"
+
+ensure_packages
+root_tar=$BUILD/packages/dkms-root.tar
+"$here/guest-root.sh" "$root_tar" \
+	dkms,gcc,make,libc6-dev,elfutils,python3,libssl3,libassuan0,openssl,gnupg,vpoll-dkms
+
+outsider=$(testkey outsider)
+verify=$KDIR/scripts/modsign/pgp-verify
+
+yesno() {
+	if "$@"; then echo yes; else echo no; fi
+}
+
+# outcome KEYRING MODULE: pgp-verify's word for MODULE
+outcome() {
+	local out
+	out=$("$verify" --keyring "$1" "$2" 2>/dev/null) || :
+	out=${out#"$2": }
+	echo "${out%%:*}"
+}
+
+# new_root NAME: a fresh copy of the root in $root, with the test keys in
+# /etc/modsign (0600) and the test modules' sources in /root/extmod.
+# Nothing is mounted in it: dkms, dpkg, rpm and make need no /proc there.
+new_root() {
+	root=$(scratch "dkms-$1")/root
+	mkdir -p "$root"
+	tar -xf "$root_tar" -C "$root"
+	# The root was made without documentation; what the packages install
+	# from here on is installed whole (the deb's keyring is a doc file).
+	rm -f "$root/etc/dpkg/dpkg.cfg.d/99mmdebstrap"
+	install -d -m 0700 "$root/etc/modsign"
+	install -m 0600 "$pkg_packager_key/sec" "$root/etc/modsign/packager.sec"
+	install -m 0644 "$pkg_packager_key/pub" "$root/etc/modsign/packager.pub"
+	install -m 0600 "$outsider/sec" "$root/etc/modsign/outsider.sec"
+	install -m 0644 "$outsider/pub" "$root/etc/modsign/outsider.pub"
+	mkdir -p "$root/pkg"
+	cp -r "$pkg_top/tests/modules/extmod" "$root/root/extmod"
+}
+
+# in_root ROOT COMMAND: run COMMAND in ROOT with a clean environment
+in_root() {
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
+		chroot "$1" /bin/sh -c "$2"
+}
+
+# dkms_key ROOT NAME: dkms signs with /etc/modsign/NAME.sec; no NAME: the
+# framework's defaults (an X.509 key dkms makes itself)
+dkms_key() {
+	if [ -n "$2" ]; then
+		printf 'mok_signing_key=/etc/modsign/%s.sec\nmok_certificate=/etc/modsign/%s.pub\n' "$2" "$2" \
+			>"$1/etc/dkms/framework.conf.d/zz-test.conf"
+	else
+		rm -f "$1/etc/dkms/framework.conf.d/zz-test.conf"
+	fi
+}
+
+# built_module ROOT KREL: a copy, uncompressed, of the vpoll module dkms
+# built last (the modules of dkms's tree may be compressed)
+built=0
+built_module() {
+	local f copy
+	f=$(find "$1/var/lib/dkms/vpoll/0.1/$2" -path '*/module/vpoll.ko*' | sed -n 1p)
+	built=$((built + 1))
+	copy=$1.vpoll-$built.ko
+	case "$f" in
+	'') return 1 ;;
+	*.xz) xz -dc "$f" >"$copy" ;;
+	*.zst) zstd -qdc "$f" >"$copy" ;;
+	*.gz) gzip -dc "$f" >"$copy" ;;
+	*) cp "$f" "$copy" ;;
+	esac
+	echo "$copy"
+}
+
+# boot_cases KIND KERNEL PAYLOAD: boot KERNEL under enforce with the
+# payload's modules and cases.list; the console log path is printed
+boot_cases() {
+	local log=$3.console.log
+	if ! guest_boot "$2" "$3" "$log" module.sig_enforce=1 >/dev/null 2>&1; then
+		fail "$1: guest boots" "see $log"
+		return 1
+	fi
+	pass "$1: guest boots"
+	guest_no_splat "$1: no kernel splat" "$log"
+	echo "$log" >"$3.log-path"
+}
+
+# --- rpm: the packager's key is the kernel's ---------------------------
+guest_loader
+new_root rpm
+rpm_kernel=$(kernel_rpm)
+cp "$rpm_kernel" "$(devel_rpm)" "$(dkms_rpm)" "$root/pkg/"
+rc=0
+in_root "$root" 'rpm -i --force-debian --nodeps /pkg/*.rpm' >"$root.install.log" 2>&1 || rc=$?
+check "rpm: kernel, devel and modsign-dkms install" 0 "$rc"
+krel=$(basename "$(one_file "$root/boot/vmlinuz-*")")
+krel=${krel#vmlinuz-}
+# The build link is absolute, for the root: followed from inside it.
+ring=$root/usr/src/kernels/$krel/certs/pgp_pubkeys.gpg
+check "rpm: /lib/modules/$krel/build is the devel tree" "/usr/src/kernels/$krel" \
+	"$(readlink "$root/lib/modules/$krel/build")"
+check "rpm: the devel tree's keyring is the kernel's" yes \
+	"$(yesno cmp -s "$ring" "$root/usr/share/doc/kernel-keys/$krel/modsign-pubkeys.gpg")"
+check "rpm: no secret key in the devel tree" "" \
+	"$(find "$root/usr/src/kernels/$krel" \( -name '*.sec' -o -name '*.pem' -o -name '*.priv' \) -printf '%P ')"
+
+payload=$(scratch dkms-rpm-guest)/payload
+mkdir -p "$payload/modules"
+: >"$payload/cases.list"
+
+# dkms with the packager's key
+dkms_key "$root" packager
+rc=0
+in_root "$root" "dkms install vpoll/0.1 -k $krel" >"$root.dkms-packager.log" 2>&1 || rc=$?
+check "rpm: dkms install with the kernel's key" 0 "$rc"
+check "rpm: dkms called modsign-sign-file" 1 \
+	"$(grep -c "^Sign command: /usr/lib/modsign/modsign-sign-file$" "$root.dkms-packager.log" || :)"
+check "rpm: sign_file signed it for $krel" 1 \
+	"$(grep -c "modsign-sign-file: .*vpoll.ko: signed for $krel$" "$root.dkms-packager.log" || :)"
+mod=$(built_module "$root" "$krel")
+check "rpm: dkms's module verifies with the kernel's keyring" valid "$(outcome "$ring" "$mod")"
+check "rpm: signed by the packager's key" "$pkg_packager_keyid" \
+	"$(modinfo -F sig_key "$mod" | tr -d ':' | tr 'A-F' 'a-f')"
+installed=$(find "$root/lib/modules/$krel" -name 'vpoll.ko*' -printf '%P\n')
+check "rpm: dkms installed it for $krel" yes "$(yesno test -n "$installed")"
+check "rpm: depmod indexed it" yes \
+	"$(yesno grep -q "^$installed:" "$root/lib/modules/$krel/modules.dep")"
+cp "$mod" "$payload/modules/vpoll-packager.ko"
+echo "vpoll-packager vpoll-packager.ko vpoll" >>"$payload/cases.list"
+
+# A key the kernel does not know: sign_file refuses, the module stays unsigned.
+dkms_key "$root" outsider
+in_root "$root" "dkms remove vpoll/0.1 -k $krel" >"$root.dkms-remove.log" 2>&1
+rc=0
+in_root "$root" "dkms build vpoll/0.1 -k $krel" >"$root.dkms-outsider.log" 2>&1 || rc=$?
+check "rpm: dkms build with an unknown key (dkms ignores sign_file's status)" 0 "$rc"
+check "rpm: sign_file refuses the key the kernel does not know" 1 \
+	"$(grep -c "modsign-sign-file: .*vpoll.ko: unknown-key.* with the keyring of $krel .*: not signed$" \
+		"$root.dkms-outsider.log" || :)"
+mod=$(built_module "$root" "$krel")
+check "rpm: the module is left unsigned" unsigned "$(outcome "$ring" "$mod")"
+check "rpm: no partial file left beside it" "" \
+	"$(find "$root/var/lib/dkms/vpoll/0.1" -name '*.modsign.*' -printf '%P ')"
+cp "$mod" "$payload/modules/vpoll-refused.ko"
+echo "vpoll-refused vpoll-refused.ko vpoll" >>"$payload/cases.list"
+# ... and signed with it anyway, the kernel refuses it.
+cp "$mod" "$payload/modules/vpoll-outsider.ko"
+"$KDIR/scripts/modsign/pgp-sign" --secret-key "$outsider/sec" --hash sha256 \
+	"$payload/modules/vpoll-outsider.ko"
+check "rpm: a module signed with the unknown key" unknown-key \
+	"$(outcome "$ring" "$payload/modules/vpoll-outsider.ko")"
+echo "vpoll-outsider vpoll-outsider.ko vpoll" >>"$payload/cases.list"
+
+# An X.509 key (dkms makes one when none is set): the kernel's sign-file,
+# PKCS#7, as dkms does for any kernel.
+dkms_key "$root" ""
+in_root "$root" "dkms remove vpoll/0.1 -k $krel" >>"$root.dkms-remove.log" 2>&1
+rc=0
+in_root "$root" "dkms build vpoll/0.1 -k $krel" >"$root.dkms-x509.log" 2>&1 || rc=$?
+check "rpm: dkms build with its own X.509 key" 0 "$rc"
+mod=$(built_module "$root" "$krel")
+check "rpm: the X.509 key signs PKCS#7 through sign-file" pkcs7 "$(outcome "$ring" "$mod")"
+
+# By hand against the installed tree: unsigned, then signed with MODSECKEY.
+rc=0
+in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod modules" \
+	>"$root.extmod.log" 2>&1 || rc=$?
+check "rpm: make M= against the installed tree" 0 "$rc"
+check "rpm: make M= with no key: NOSIGN for each module" 2 \
+	"$(grep -c '^  NOSIGN  /root/extmod/extmod_[ab].ko$' "$root.extmod.log" || :)"
+check "rpm: make M= with no key: unsigned" unsigned "$(outcome "$ring" "$root/root/extmod/extmod_a.ko")"
+cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-unsigned.ko"
+echo "extmod-unsigned extmod-unsigned.ko extmod_a" >>"$payload/cases.list"
+rc=0
+in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod MODSECKEY=/etc/modsign/packager.sec modules" \
+	>"$root.extmod-signed.log" 2>&1 || rc=$?
+check "rpm: make M= MODSECKEY= against the installed tree" 0 "$rc"
+check "rpm: make M= MODSECKEY=: valid for the kernel" valid \
+	"$(outcome "$ring" "$root/root/extmod/extmod_a.ko")"
+cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-signed.ko"
+echo "extmod-signed extmod-signed.ko extmod_a" >>"$payload/cases.list"
+
+# Taint 4096 is TAINT_OOT_MODULE ("O"), which every module built outside
+# the kernel tree sets when it loads, signed or not, and which stays; the
+# unsigned-module taint (8192, "E") must never appear.
+if boot_cases rpm "$root/boot/vmlinuz-$krel" "$payload"; then
+	log=$(cat "$payload.log-path")
+	check "rpm guest: the dkms module signed with the kernel's key loads (out-of-tree taint only)" \
+		"OK 4096" "$(guest_result "$log" vpoll-packager)"
+	check "rpm guest: the module sign_file refused to sign is refused" \
+		"EKEYREJECTED 4096" "$(guest_result "$log" vpoll-refused)"
+	check "rpm guest: the module signed with the unknown key is refused" \
+		"EKEYREJECTED 4096" "$(guest_result "$log" vpoll-outsider)"
+	check "rpm guest: make M= with MODSECKEY loads (out-of-tree taint only)" \
+		"OK 4096" "$(guest_result "$log" extmod-signed)"
+	check "rpm guest: make M= unsigned is refused" \
+		"EKEYREJECTED 4096" "$(guest_result "$log" extmod-unsigned)"
+fi
+
+# --- deb: installing the headers runs dkms -----------------------------
+new_root deb
+cp "$(image_deb)" "$(headers_deb)" "$(dkms_deb)" "$root/pkg/"
+rc=0
+in_root "$root" 'dpkg -i /pkg/linux-image-*.deb /pkg/modsign-dkms_*.deb' >"$root.install.log" 2>&1 || rc=$?
+check "deb: image and modsign-dkms install" 0 "$rc"
+dkms_key "$root" packager
+rc=0
+in_root "$root" 'dpkg -i /pkg/linux-headers-*.deb' >"$root.headers.log" 2>&1 || rc=$?
+check "deb: headers install" 0 "$rc"
+krel=$(basename "$(one_file "$root/boot/vmlinuz-*")")
+krel=${krel#vmlinuz-}
+ring=$root/usr/src/linux-headers-$krel/certs/pgp_pubkeys.gpg
+check "deb: /lib/modules/$krel/build is the headers tree" "/usr/src/linux-headers-$krel" \
+	"$(readlink "$root/lib/modules/$krel/build")"
+check "deb: the headers' keyring is the kernel's" yes \
+	"$(yesno cmp -s "$ring" "$root/usr/share/doc/linux-image-$krel/modsign-pubkeys.gpg")"
+check "deb: headers install runs dkms, which builds vpoll" 1 \
+	"$(grep -c '^Building module:' "$root.headers.log" || :)"
+check "deb: sign_file refuses a key the kernel does not trust" 1 \
+	"$(grep -c "modsign-sign-file: .*vpoll.ko: unknown-key.* with the keyring of $krel .*: not signed$" \
+		"$root.headers.log" || :)"
+installed=$(find "$root/lib/modules/$krel" -name 'vpoll.ko*' | sed -n 1p)
+check "deb: dkms installed vpoll for $krel" yes "$(yesno test -n "$installed")"
+mod=$(built_module "$root" "$krel")
+check "deb: the module is unsigned" unsigned "$(outcome "$ring" "$mod")"
+rc=0
+in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod modules" \
+	>"$root.extmod.log" 2>&1 || rc=$?
+check "deb: make M= against the installed headers" 0 "$rc"
+check "deb: make M= with no key: NOSIGN for each module" 2 \
+	"$(grep -c '^  NOSIGN  /root/extmod/extmod_[ab].ko$' "$root.extmod.log" || :)"
+
+payload=$(scratch dkms-deb-guest)/payload
+mkdir -p "$payload/modules"
+cp "$mod" "$payload/modules/vpoll-unsigned.ko"
+own=$(find "$root/lib/modules/$krel/kernel" -name 'crc7.ko*' | sed -n 1p)
+case "$own" in
+*.xz) xz -dc "$own" >"$payload/modules/crc7.ko" ;;
+*) cp "$own" "$payload/modules/crc7.ko" ;;
+esac
+printf '%s\n' "vpoll-unsigned vpoll-unsigned.ko vpoll" "crc7 crc7.ko crc7" >"$payload/cases.list"
+if boot_cases deb "$root/boot/vmlinuz-$krel" "$payload"; then
+	log=$(cat "$payload.log-path")
+	check "deb guest: the unsigned dkms module is refused" \
+		"EKEYREJECTED 0" "$(guest_result "$log" vpoll-unsigned)"
+	check "deb guest: the kernel's own module loads untainted" \
+		"OK 0" "$(guest_result "$log" crc7)"
+fi
+
+finish
