@@ -27,7 +27,7 @@ build_pkgs=(
 )
 test_pkgs=(
 	qemu-system-x86 busybox-static mmdebstrap rpm debugedit debhelper
-	fakeroot lintian clang-14 libclang-rt-14-dev shellcheck gnuplot-nox
+	fakeroot lintian rpmlint clang-14 libclang-rt-14-dev shellcheck gnuplot-nox
 	devscripts openssl python3
 	gawk
 )
