@@ -347,7 +347,10 @@ headers() {
 	(
 		cd "$ksrc"
 		find . "arch/$arch" -maxdepth 1 -name 'Makefile*'
-		find include scripts \( -type f -o -type l \) ! -name .gitignore
+		# dtc's include-prefixes link to every architecture's dts
+		# directories, which are not shipped: they would dangle.
+		find include scripts \( -type f -o -type l \) ! -name .gitignore \
+			! -path 'scripts/dtc/include-prefixes/*'
 		find "arch/$arch" -name Kbuild.platforms -o -name Platform
 		find "arch/$arch" \( -name include -o -name scripts \) -type d -print0 |
 			xargs -0 -I{} find {} -type f

@@ -6,7 +6,7 @@
 # whose file is where gdb looks (/usr/lib/debug plus the module's
 # directory) with the CRC it names.  vmlinux is there too, with its debug
 # info and the build-id of the kernel in the image package (the build's:
-# rpm does not re-seed it), and found by it; with both packages unpacked
+# rpm does not re-seed it), and found by it; with the packages unpacked
 # in one root, every link resolves.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
@@ -20,9 +20,12 @@ build_id() {
 	eu-readelf -n "$1" 2>/dev/null | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | sed -n 1p
 }
 
-# check_debug KIND IMAGE-PACKAGE DEBUG-PACKAGE
+# check_debug KIND IMAGE-PACKAGE DEBUG-PACKAGE [PACKAGE...]: the last ones
+# are the other packages the debug package has debug info for (the rpm's
+# covers kernel-modsign-devel's tools), unpacked beside the two for the
+# dangling-link check
 check_debug() {
-	local kind=$1 dir mods ko id dbg funcs dwarf n=0
+	local kind=$1 dir mods ko id dbg funcs dwarf n=0 extra
 	local no_id="" no_file="" id_differs="" no_dwarf="" has_debug="" no_link=""
 	dir=$(scratch "debuginfo-$kind")
 	unpack "$2" "$dir/image"
@@ -83,7 +86,10 @@ check_debug() {
 		"$([ -n "$vid" ] && [ "$(realpath "$dir/debug/usr/lib/debug/.build-id/${vid:0:2}/${vid:2}.debug" 2>/dev/null)" = "$(realpath "$vmlinux")" ] && echo yes || echo no)"
 	mkdir -p "$dir/both"
 	cp -a "$dir/image/." "$dir/debug/." "$dir/both/"
-	check "$kind: with both packages in one root, no link dangles" "" \
+	for extra in "${@:4}"; do
+		unpack "$extra" "$dir/both"
+	done
+	check "$kind: with the packages it covers in one root, no link dangles" "" \
 		"$(cd "$dir/both" && find . -xtype l | sed -n 1,3p | xargs)"
 }
 
@@ -116,6 +122,6 @@ print(found)
 PY
 }
 
-check_debug rpm "$(kernel_rpm)" "$(debuginfo_rpm)"
+check_debug rpm "$(kernel_rpm)" "$(debuginfo_rpm)" "$(devel_rpm)"
 check_debug deb "$(image_deb)" "$(dbg_deb)"
 finish
