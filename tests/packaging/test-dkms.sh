@@ -76,12 +76,14 @@ in_root() {
 		chroot "$1" /bin/sh -c "$2"
 }
 
-# dkms_key ROOT NAME: dkms signs with /etc/modsign/NAME.sec; no NAME: the
-# framework's defaults (an X.509 key dkms makes itself)
+# dkms_key ROOT NAME [KEYFILE]: dkms signs with /etc/modsign/NAME.sec (or
+# /etc/modsign/KEYFILE: a public key names a key held by gpg-agent), its
+# certificate NAME.pub; no NAME: the framework's defaults (an X.509 key
+# dkms makes itself)
 dkms_key() {
 	if [ -n "$2" ]; then
-		printf 'mok_signing_key=/etc/modsign/%s.sec\nmok_certificate=/etc/modsign/%s.pub\n' "$2" "$2" \
-			>"$1/etc/dkms/framework.conf.d/zz-test.conf"
+		printf 'mok_signing_key=/etc/modsign/%s\nmok_certificate=/etc/modsign/%s.pub\n' \
+			"${3:-$2.sec}" "$2" >"$1/etc/dkms/framework.conf.d/zz-test.conf"
 	else
 		rm -f "$1/etc/dkms/framework.conf.d/zz-test.conf"
 	fi
@@ -195,6 +197,25 @@ in_root "$root" "dkms build vpoll/0.1 -k $krel" >"$root.dkms-x509.log" 2>&1 || r
 check "rpm: dkms build with its own X.509 key" 0 "$rc"
 mod=$(built_module "$root" "$krel") || mod=/nonexistent
 check "rpm: the X.509 key signs PKCS#7 through sign-file" pkcs7 "$(outcome "$ring" "$mod")"
+
+# A key held by gpg-agent: mok_signing_key names its public half, and the
+# agent (started in the root's GNUPGHOME, ended with its PID namespace)
+# signs.
+dkms_key "$root" packager packager.pub
+in_root "$root" "dkms remove vpoll/0.1 -k $krel" >>"$root.dkms-remove.log" 2>&1
+rc=0
+in_root "$root" "export GNUPGHOME=/root/.gnupg && install -d -m 0700 \$GNUPGHOME &&
+	gpg --batch --quiet --import /etc/modsign/packager.sec &&
+	dkms build vpoll/0.1 -k $krel" >"$root.dkms-agent.log" 2>&1 || rc=$?
+check "rpm: dkms build with the key in gpg-agent" 0 "$rc"
+check "rpm: sign_file signed it through the agent" 1 \
+	"$(grep -c "modsign-sign-file: .*vpoll.ko: signed for $krel$" "$root.dkms-agent.log" || :)"
+mod=$(built_module "$root" "$krel") || mod=/nonexistent
+check "rpm: the agent's signature verifies with the kernel's keyring" valid "$(outcome "$ring" "$mod")"
+check "rpm: ... and is the packager key's" "$pkg_packager_keyid" \
+	"$(modinfo -F sig_key "$mod" 2>/dev/null | tr -d ':' | tr 'A-F' 'a-f')"
+check "rpm: no gpg-agent of the root left running" 0 \
+	"$(ps -eo args | awk '/^gpg-agent/ && /\/root\/.gnupg/ { n++ } END { print n + 0 }')"
 
 # By hand against the installed tree: unsigned, then signed with MODSECKEY.
 rc=0
