@@ -108,7 +108,8 @@ built_module() {
 }
 
 # boot_cases KIND KERNEL PAYLOAD: boot KERNEL under enforce with the
-# payload's modules and cases.list; the console log path is printed
+# payload's modules and cases.list; the console log's path goes to
+# PAYLOAD.log-path
 boot_cases() {
 	local log=$3.console.log
 	if ! guest_boot "$2" "$3" "$log" module.sig_enforce=1 >/dev/null 2>&1; then
