@@ -90,7 +90,21 @@ check_debug() {
 		unpack "$extra" "$dir/both"
 	done
 	check "$kind: with the packages it covers in one root, no link dangles" "" \
-		"$(cd "$dir/both" && find . -xtype l | sed -n 1,3p | xargs)"
+		"$(dangling_links "$dir/both" | sed -n 1,3p | xargs)"
+}
+
+# dangling_links ROOT: the symbolic links under ROOT whose target is not
+# there, an absolute target taken inside ROOT (as on the installed system)
+dangling_links() {
+	local link target
+	while read -r link; do
+		target=$(readlink "$link")
+		case "$target" in
+		/*) target=$1$target ;;
+		*) target=$(dirname "$link")/$target ;;
+		esac
+		[ -e "$target" ] || echo "${link#"$1"/}"
+	done < <(find "$1" -type l | LC_ALL=C sort)
 }
 
 # debuglinks_found IMAGEROOT DEBUGROOT MODULE...: how many modules' debug
