@@ -19,7 +19,7 @@ kver=$(kernel_series "$KSRC")
 dir=$(scratch srpm)
 
 check "srpm: holds the tarball, the series and every file the spec reads" \
-	"configure-kernel.sh kbuild-patches.tar kernel-modsign.spec linux-source-$kver.tar.xz modsign-pkg.sh package.config small.config" \
+	"configure-kernel.sh kbuild-patches.tar kernel-modsign.spec linux-source-$kver.tar.xz modsign-pkg.sh modsign-sign-file modsign.conf package.config small.config" \
 	"$(rpm -qpl "$srpm" 2>/dev/null | LC_ALL=C sort | xargs)"
 # The libraries the modsign tools link and the tools the build runs.
 requires=$(rpm -qp --requires "$srpm" 2>/dev/null | awk '{ print $1 }' | LC_ALL=C sort -u)
