@@ -94,4 +94,19 @@ check "six modules, three workers, through the agent" 0 \
 	"$(verify_status "$KEYS/protected/pub" "$dir/many/m6.ko")"
 check "all six identical" 1 "$(sha256sum "$dir"/many/*.ko | cut -d' ' -f1 | sort -u | wc -l)"
 
+# With workers, the first signature through the agent is made alone: the
+# passphrase is tried once, not once per worker, and the imported key's
+# first use (gpg-agent rewrites its key file then) is not made twice at once.
+mkdir -p "$dir/many-bad"
+for i in 1 2 3 4 5 6; do
+	cp "$src" "$dir/many-bad/m$i.ko"
+done
+rc=0
+msg=$("$SIGN" -k "$KEYS/protected/sec" -P "$dir/badpass" -j 3 "$dir"/many-bad/*.ko 2>&1) || rc=$?
+check "wrong passphrase, three workers: exit status" 11 "$rc"
+check "wrong passphrase, three workers: said once, for the first module" \
+	"$dir/many-bad/m1.ko" "$(grep 'bad passphrase' <<<"$msg" | cut -d: -f2 | tr -d ' ' | tr '\n' ' ' | sed 's/ $//')"
+check "wrong passphrase, three workers: no module signed" "" \
+	"$(for f in "$dir"/many-bad/*.ko; do has_trailer "$f" && echo "$f"; done)"
+
 finish
