@@ -17,14 +17,38 @@ pkg_packager_key=$(testkey packager)
 # shellcheck disable=SC2034 # used by the tests that source this file
 pkg_packager_keyid=$(tr 'A-F' 'a-f' <"$pkg_packager_key/fpr" | sed 's/.*\(.\{16\}\)$/\1/')
 
+# The Debian roots of the package tests, made once (guest-root.sh keeps
+# them): the guest test-guest-install boots, and test-dkms's chroot.
+pkg_guest_root=$BUILD/packages/guest-root.cpio.gz
+pkg_dkms_root=$BUILD/packages/dkms-root.tar
+guest_root() { "$pkg_top/tests/packaging/guest-root.sh" "$pkg_guest_root"; }
+dkms_root() {
+	"$pkg_top/tests/packaging/guest-root.sh" "$pkg_dkms_root" \
+		dkms,gcc,make,libc6-dev,elfutils,python3,libssl3,libassuan0,openssl,gnupg,vpoll-dkms
+}
+
+# The rpm, the deb and the roots are made side by side: much of a package
+# build is one process at a time (unpacking, patching, compressing, debug
+# info) and mmdebstrap waits on the network, while the other build's
+# compiler can use the CPUs.  One after the other, they took about half of
+# make check.
 ensure_packages() {
 	[ -z "${MODSIGN_PKG_DIR:-}" ] || return 0
 	# This suite's build directory is the version's own (VBUILD).
-	local kver
+	local kver pid rc=0
+	local -a pids=()
 	kver=$(kernel_series "$KSRC")
 	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" \
-		MODSECKEY="$pkg_packager_key/sec" MODPUBKEY="$pkg_packager_key/pub" rpm
-	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" deb
+		MODSECKEY="$pkg_packager_key/sec" MODPUBKEY="$pkg_packager_key/pub" rpm &
+	pids+=("$!")
+	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" deb &
+	pids+=("$!")
+	(guest_root && dkms_root) &
+	pids+=("$!")
+	for pid in "${pids[@]}"; do
+		wait "$pid" || rc=1
+	done
+	return "$rc"
 }
 
 # One file matching a glob, or a failure naming the glob.

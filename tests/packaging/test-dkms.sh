@@ -29,9 +29,8 @@ here=$(dirname "$(realpath "$0")")
 . "$here/../guest/guestlib.sh"
 
 ensure_packages
-root_tar=$BUILD/packages/dkms-root.tar
-"$here/guest-root.sh" "$root_tar" \
-	dkms,gcc,make,libc6-dev,elfutils,python3,libssl3,libassuan0,openssl,gnupg,vpoll-dkms
+dkms_root
+root_tar=$pkg_dkms_root
 
 outsider=$(testkey outsider)
 verify=$KDIR/scripts/modsign/pgp-verify

@@ -15,8 +15,8 @@ here=$(dirname "$(realpath "$0")")
 . "$here/common.sh"
 
 ensure_packages
-root_img=$BUILD/packages/guest-root.cpio.gz
-"$here/guest-root.sh" "$root_img"
+guest_root
+root_img=$pkg_guest_root
 
 # count_lines ERE: how many lines of stdin match (0 too, with status 0,
 # where grep -c would exit 1)
