@@ -82,6 +82,18 @@ copy_objtree() {
 	fi
 }
 
+# verify_outcome KEYRING FILE: the outcome pgp-verify (the built tree's,
+# or $VERIFY) gives, its first word: valid, unsigned, unknown-key...
+# (stdout only: stderr has the keys the keyring holds but the kernel
+# would not load).  pgp-verify's exit status is the outcome's, so it is
+# not a failure here.
+verify_outcome() {
+	local out
+	out=$("${VERIFY:-$KDIR/scripts/modsign/pgp-verify}" --keyring "$1" "$2" 2>/dev/null) || :
+	out=${out#"$2": }
+	echo "${out%%:*}"
+}
+
 finish() {
 	echo "# $(basename "$0"): $tests_passed passed, $tests_failed failed"
 	[ "$tests_failed" -eq 0 ]

@@ -23,7 +23,8 @@ here=$(dirname "$(realpath "$0")")
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
 # Order matters only for speed: the guest kernels built by the guest
-# table are reused by the later guest tests.
+# table are reused by the later guest tests, and the package tests run
+# last of all (see below).
 all_dirs=(patches signing guest hostile faults packaging fuzz)
 # What does not fit make check's time: make check-full only.
 if [ -n "${MODSIGN_FULL:-}" ]; then
@@ -46,9 +47,12 @@ failed=0
 first=1
 # The failures again at the end, where a truncated log still shows them.
 recap=()
-for suite in "$@"; do
-	kver=${suite%%=*}
-	BUILD=${suite#*=}
+
+# use_suite KVER DIR: the environment of the tests of one kernel version
+# (KVER empty: the one given by BUILD, KSRC and KDIR)
+use_suite() {
+	kver=$1
+	BUILD=$2
 	if [ -n "$kver" ]; then
 		KSRC=$BUILD/src/linux
 		KDIR=$BUILD/linux
@@ -59,6 +63,54 @@ for suite in "$@"; do
 	export BUILD KDIR KSRC
 	logdir="$BUILD/test-logs"
 	mkdir -p "$logdir"
+	# The first version's names stay as they were; the others say theirs.
+	prefix=
+	if [ "$kver" != "" ] && [ "$kver" != 6.1 ]; then
+		prefix="$kver:"
+	fi
+}
+
+# run_script SCRIPT: run one test script of the current suite and count
+# its cases
+run_script() {
+	local t=$1 name log start rc p f
+	name=$prefix$(basename "$(dirname "$t")")/$(basename "$t" .sh)
+	log="$logdir/$(basename "$(dirname "$t")")-$(basename "$t" .sh).log"
+	echo "=== $name"
+	start=$SECONDS
+	if "$t" >"$log" 2>&1; then rc=0; else rc=$?; fi
+	# awk, not grep: a log with no case in it is a result to report
+	# below, not an error to silence.
+	awk -v p="$prefix" '/^(PASS|FAIL) / { sub(/ /, " " p); print }' "$log"
+	p=$(awk '/^PASS / { n++ } END { print n + 0 }' "$log")
+	f=$(awk '/^FAIL / { n++ } END { print n + 0 }' "$log")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL $name: exited with status $rc without reporting a failure (log: $log)"
+		tail -n 20 "$log" | sed 's/^/    /'
+		f=1
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL $name: reported no case at all (log: $log)"
+		f=1
+	fi
+	echo "--- $name: $p passed, $f failed in $((SECONDS - start))s (log: $log)"
+	if [ "$f" -ne 0 ]; then
+		recap+=("$name: $f failed, first: $(awk '/^FAIL / { sub(/^FAIL /, ""); print; exit }' "$log" |
+			cut -c1-160)")
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+# The package tests run last, after every version's other tests: the
+# packages they test (two kernel builds from source, about half of the
+# run's CPU time) are built meanwhile, in the background at the lowest
+# priority, so that they use what the other tests leave of the CPUs.
+# Their own ensure_packages still judges the build: it waits for this one
+# and makes whatever is missing, failing as before.
+deferred=()
+prebuilds=()
+for suite in "$@"; do
+	use_suite "${suite%%=*}" "${suite#*=}"
 
 	scripts=()
 	for dir in "${all_dirs[@]}"; do
@@ -73,39 +125,43 @@ for suite in "$@"; do
 		mapfile -t scripts < <(printf '%s\n' "${scripts[@]}" | grep -E "$MODSIGN_TESTS")
 	fi
 	first=0
-	# The first version's names stay as they were; the others say theirs.
-	prefix=
-	if [ "$kver" != "" ] && [ "$kver" != 6.1 ]; then
-		prefix="$kver:"
-	fi
 
+	later=0
 	for t in "${scripts[@]}"; do
-		name=$prefix$(basename "$(dirname "$t")")/$(basename "$t" .sh)
-		log="$logdir/$(basename "$(dirname "$t")")-$(basename "$t" .sh).log"
-		echo "=== $name"
-		start=$SECONDS
-		if "$t" >"$log" 2>&1; then rc=0; else rc=$?; fi
-		# awk, not grep: a log with no case in it is a result to report
-		# below, not an error to silence.
-		awk -v p="$prefix" '/^(PASS|FAIL) / { sub(/ /, " " p); print }' "$log"
-		p=$(awk '/^PASS / { n++ } END { print n + 0 }' "$log")
-		f=$(awk '/^FAIL / { n++ } END { print n + 0 }' "$log")
-		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			echo "FAIL $name: exited with status $rc without reporting a failure (log: $log)"
-			tail -n 20 "$log" | sed 's/^/    /'
-			f=1
-		elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-			echo "FAIL $name: reported no case at all (log: $log)"
-			f=1
-		fi
-		echo "--- $name: $p passed, $f failed in $((SECONDS - start))s (log: $log)"
-		if [ "$f" -ne 0 ]; then
-			recap+=("$name: $f failed, first: $(awk '/^FAIL / { sub(/^FAIL /, ""); print; exit }' "$log" |
-				cut -c1-160)")
-		fi
-		passed=$((passed + p))
-		failed=$((failed + f))
+		case "$t" in
+		*/packaging/*)
+			deferred+=("$suite"$'\t'"$t")
+			later=1
+			;;
+		esac
 	done
+	if [ "$later" -eq 1 ] && [ -z "${MODSIGN_PKG_DIR:-}" ]; then
+		"$here/packaging/prebuild.sh" >"$logdir/packaging-prebuild.log" 2>&1 &
+		prebuilds+=("$!:$logdir/packaging-prebuild.log")
+	fi
+	for t in "${scripts[@]}"; do
+		case "$t" in
+		*/packaging/*) ;;
+		*) run_script "$t" ;;
+		esac
+	done
+done
+
+for pb in "${prebuilds[@]}"; do
+	echo "=== waiting for the background package build (log: ${pb#*:})"
+	start=$SECONDS
+	# Its status is the package tests' to judge (see above): they build
+	# again what it did not make, and fail if that fails.
+	if wait "${pb%%:*}"; then
+		echo "--- background package build: done, waited $((SECONDS - start))s"
+	else
+		echo "--- background package build: failed, waited $((SECONDS - start))s; the package tests build again"
+	fi
+done
+for d in "${deferred[@]}"; do
+	suite=${d%%$'\t'*}
+	use_suite "${suite%%=*}" "${suite#*=}"
+	run_script "${d#*$'\t'}"
 done
 
 if [ "${#recap[@]}" -ne 0 ]; then

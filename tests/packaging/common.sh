@@ -27,13 +27,11 @@ dkms_root() {
 		dkms,gcc,make,libc6-dev,elfutils,python3,libssl3,libassuan0,openssl,gnupg,vpoll-dkms
 }
 
-# The rpm, the deb and the roots are made side by side: much of a package
-# build is one process at a time (unpacking, patching, compressing, debug
-# info) and mmdebstrap waits on the network, while the other build's
-# compiler can use the CPUs.  One after the other, they took about half of
-# make check.
-ensure_packages() {
-	[ -z "${MODSIGN_PKG_DIR:-}" ] || return 0
+# build_packages: the rpm, the deb and the roots, side by side: much of a
+# package build is one process at a time (unpacking, patching,
+# compressing, debug info) and mmdebstrap waits on the network, while the
+# other build's compiler can use the CPUs.  Run through ensure_packages.
+build_packages() {
 	# This suite's build directory is the version's own (VBUILD).
 	local kver pid rc=0
 	local -a pids=()
@@ -49,6 +47,17 @@ ensure_packages() {
 		wait "$pid" || rc=1
 	done
 	return "$rc"
+}
+
+# ensure_packages: the packages made (make keeps them until an input
+# changes), one build at a time in a build directory: a test waits for
+# the one tests/packaging/prebuild.sh started, then finds them made.
+# flock -o: the lock is flock's own, not inherited by anything the build
+# leaves running.
+ensure_packages() {
+	[ -z "${MODSIGN_PKG_DIR:-}" ] || return 0
+	mkdir -p "$BUILD/packages"
+	flock -o "$BUILD/packages/.build.lock" "$pkg_top/tests/packaging/build-packages.sh"
 }
 
 # One file matching a glob, or a failure naming the glob.

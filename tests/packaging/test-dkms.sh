@@ -33,18 +33,9 @@ dkms_root
 root_tar=$pkg_dkms_root
 
 outsider=$(testkey outsider)
-verify=$KDIR/scripts/modsign/pgp-verify
 
 yesno() {
 	if "$@"; then echo yes; else echo no; fi
-}
-
-# outcome KEYRING MODULE: pgp-verify's word for MODULE
-outcome() {
-	local out
-	out=$("$verify" --keyring "$1" "$2" 2>/dev/null) || :
-	out=${out#"$2": }
-	echo "${out%%:*}"
 }
 
 # new_root NAME: a fresh copy of the root in $root, with the test keys in
@@ -143,6 +134,19 @@ payload=$(scratch dkms-rpm-guest)/payload
 mkdir -p "$payload/modules"
 : >"$payload/cases.list"
 
+# packager_signed HOW LOG: dkms's module, signed by sign_file with HOW
+# (LOG says so once), verifies with the kernel's keyring and names the
+# packager's key; leaves its path in mod
+packager_signed() {
+	check "rpm: $1: sign_file signed it for $krel" 1 \
+		"$(grep -c "modsign-sign-file: .*vpoll.ko: signed for $krel$" "$2" || :)"
+	mod=$(built_module "$root" "$krel") || mod=/nonexistent
+	check "rpm: $1: the module verifies with the kernel's keyring" valid \
+		"$(verify_outcome "$ring" "$mod")"
+	check "rpm: $1: the signature names the packager's key" "$pkg_packager_keyid" \
+		"$(modinfo -F sig_key "$mod" 2>/dev/null | tr -d ':' | tr 'A-F' 'a-f')"
+}
+
 # dkms with the packager's key
 dkms_key "$root" packager
 rc=0
@@ -150,12 +154,7 @@ in_root "$root" "dkms install vpoll/0.1 -k $krel" >"$root.dkms-packager.log" 2>&
 check "rpm: dkms install with the kernel's key" 0 "$rc"
 check "rpm: dkms called modsign-sign-file" 1 \
 	"$(grep -c "^Sign command: /usr/lib/modsign/modsign-sign-file$" "$root.dkms-packager.log" || :)"
-check "rpm: sign_file signed it for $krel" 1 \
-	"$(grep -c "modsign-sign-file: .*vpoll.ko: signed for $krel$" "$root.dkms-packager.log" || :)"
-mod=$(built_module "$root" "$krel") || mod=/nonexistent
-check "rpm: dkms's module verifies with the kernel's keyring" valid "$(outcome "$ring" "$mod")"
-check "rpm: signed by the packager's key" "$pkg_packager_keyid" \
-	"$(modinfo -F sig_key "$mod" | tr -d ':' | tr 'A-F' 'a-f')"
+packager_signed "the packager's key file" "$root.dkms-packager.log"
 installed=$(find "$root/lib/modules/$krel" -name 'vpoll.ko*' -printf '%P\n')
 check "rpm: dkms installed it for $krel" yes "$(yesno test -n "$installed")"
 check "rpm: depmod indexed it" yes \
@@ -173,7 +172,7 @@ check "rpm: sign_file refuses the key the kernel does not know" 1 \
 	"$(grep -c "modsign-sign-file: .*vpoll.ko: unknown-key.* with the keyring of $krel .*: not signed$" \
 		"$root.dkms-outsider.log" || :)"
 mod=$(built_module "$root" "$krel") || mod=/nonexistent
-check "rpm: the module is left unsigned" unsigned "$(outcome "$ring" "$mod")"
+check "rpm: the module is left unsigned" unsigned "$(verify_outcome "$ring" "$mod")"
 check "rpm: no partial file left beside it" "" \
 	"$(find "$root/var/lib/dkms/vpoll/0.1" -name '*.modsign.*' -printf '%P ')"
 [ ! -f "$mod" ] || cp "$mod" "$payload/modules/vpoll-refused.ko"
@@ -185,7 +184,7 @@ if [ -f "$mod" ]; then
 		"$payload/modules/vpoll-outsider.ko"
 fi
 check "rpm: a module signed with the unknown key" unknown-key \
-	"$(outcome "$ring" "$payload/modules/vpoll-outsider.ko")"
+	"$(verify_outcome "$ring" "$payload/modules/vpoll-outsider.ko")"
 echo "vpoll-outsider vpoll-outsider.ko vpoll" >>"$payload/cases.list"
 
 # An X.509 key (dkms makes one when none is set): the kernel's sign-file,
@@ -196,7 +195,7 @@ rc=0
 in_root "$root" "dkms build vpoll/0.1 -k $krel" >"$root.dkms-x509.log" 2>&1 || rc=$?
 check "rpm: dkms build with its own X.509 key" 0 "$rc"
 mod=$(built_module "$root" "$krel") || mod=/nonexistent
-check "rpm: the X.509 key signs PKCS#7 through sign-file" pkcs7 "$(outcome "$ring" "$mod")"
+check "rpm: the X.509 key signs PKCS#7 through sign-file" pkcs7 "$(verify_outcome "$ring" "$mod")"
 
 # A key held by gpg-agent: mok_signing_key names its public half, and the
 # agent (started in the root's GNUPGHOME, ended with its PID namespace)
@@ -208,12 +207,7 @@ in_root "$root" "export GNUPGHOME=/root/.gnupg && install -d -m 0700 \$GNUPGHOME
 	gpg --batch --quiet --import /etc/modsign/packager.sec &&
 	dkms build vpoll/0.1 -k $krel" >"$root.dkms-agent.log" 2>&1 || rc=$?
 check "rpm: dkms build with the key in gpg-agent" 0 "$rc"
-check "rpm: sign_file signed it through the agent" 1 \
-	"$(grep -c "modsign-sign-file: .*vpoll.ko: signed for $krel$" "$root.dkms-agent.log" || :)"
-mod=$(built_module "$root" "$krel") || mod=/nonexistent
-check "rpm: the agent's signature verifies with the kernel's keyring" valid "$(outcome "$ring" "$mod")"
-check "rpm: ... and is the packager key's" "$pkg_packager_keyid" \
-	"$(modinfo -F sig_key "$mod" 2>/dev/null | tr -d ':' | tr 'A-F' 'a-f')"
+packager_signed "the packager's key in gpg-agent" "$root.dkms-agent.log"
 check "rpm: no gpg-agent of the root left running" 0 \
 	"$(ps -eo args | awk '/^gpg-agent/ && /\/root\/.gnupg/ { n++ } END { print n + 0 }')"
 
@@ -224,7 +218,7 @@ in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod modules" \
 check "rpm: make M= against the installed tree" 0 "$rc"
 check "rpm: make M= with no key: NOSIGN for each module" 2 \
 	"$(grep -c '^  NOSIGN  /root/extmod/extmod_[ab].ko$' "$root.extmod.log" || :)"
-check "rpm: make M= with no key: unsigned" unsigned "$(outcome "$ring" "$root/root/extmod/extmod_a.ko")"
+check "rpm: make M= with no key: unsigned" unsigned "$(verify_outcome "$ring" "$root/root/extmod/extmod_a.ko")"
 cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-unsigned.ko"
 echo "extmod-unsigned extmod-unsigned.ko extmod_a" >>"$payload/cases.list"
 rc=0
@@ -232,7 +226,7 @@ in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod MODSECKEY=/etc/
 	>"$root.extmod-signed.log" 2>&1 || rc=$?
 check "rpm: make M= MODSECKEY= against the installed tree" 0 "$rc"
 check "rpm: make M= MODSECKEY=: valid for the kernel" valid \
-	"$(outcome "$ring" "$root/root/extmod/extmod_a.ko")"
+	"$(verify_outcome "$ring" "$root/root/extmod/extmod_a.ko")"
 cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-signed.ko"
 echo "extmod-signed extmod-signed.ko extmod_a" >>"$payload/cases.list"
 
@@ -278,7 +272,7 @@ check "deb: sign_file refuses a key the kernel does not trust" 1 \
 installed=$(find "$root/lib/modules/$krel" -name 'vpoll.ko*' | sed -n 1p)
 check "deb: dkms installed vpoll for $krel" yes "$(yesno test -n "$installed")"
 mod=$(built_module "$root" "$krel") || mod=/nonexistent
-check "deb: the module is unsigned" unsigned "$(outcome "$ring" "$mod")"
+check "deb: the module is unsigned" unsigned "$(verify_outcome "$ring" "$mod")"
 rc=0
 in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod modules" \
 	>"$root.extmod.log" 2>&1 || rc=$?

@@ -87,15 +87,6 @@ has_trailer() {
 	tail -c 28 "$1" | cmp -s - <(printf '%s\n' "$MAGIC")
 }
 
-# verify_outcome KEYRING FILE: the outcome pgp-verify gives (stdout only:
-# stderr has the keys the keyring holds but the kernel would not load).
-verify_outcome() {
-	local out
-	out=$("$VERIFY" --keyring "$1" "$2" 2>/dev/null) || :
-	out=${out#"$2": }
-	echo "${out%%:*}"
-}
-
 # verify_status KEYRING FILE: pgp-verify's exit status.
 verify_status() {
 	local rc=0
