@@ -14,6 +14,12 @@ extmod_copy() {
 	cp "$extmod_src"/* "$1/"
 }
 
+# build_errors LOG: a failed build's first error lines, pgp-sign's own
+# among them, on one line, for a FAIL message
+build_errors() {
+	grep -i -E 'error|pgp-sign' "$1" | sed -n 1,3p | tr '\n' '|'
+}
+
 # ext_build DIR LOG [MAKE-ARGS...]: build and sign; the status is make's
 ext_build() {
 	local dir=$1 log=$2

@@ -34,7 +34,7 @@ extmod_copy "$ext"
 if ext_build "$ext" "$work/first.log"; then
 	check "faults: first build signs both modules" "2" "$(signed_count "$ext")"
 else
-	fail "faults: first build" "$(grep -i -E 'error|pgp-sign' "$work/first.log" | sed -n 1,3p | tr '\n' '|')"
+	fail "faults: first build" "$(build_errors "$work/first.log")"
 	finish
 fi
 sums=$(unsigned_sums "$ext")
@@ -137,7 +137,7 @@ if ext_build "$mnt/ext" "$work/full-first.log"; then
 	rm -f "$mnt/filler"
 	rerun_ok "full disk" "$mnt/ext" "$work/full-rerun.log" 2
 else
-	fail "full disk: first build on the tmpfs" "$(grep -i -E 'error|pgp-sign' "$work/full-first.log" | sed -n 1,3p | tr '\n' '|')"
+	fail "full disk: first build on the tmpfs" "$(build_errors "$work/full-first.log")"
 fi
 
 # --- a disk that fills up at the signer's own write.  Above, a full disk
@@ -166,7 +166,7 @@ if ext_build "$big" "$work/full-sign-first.log"; then
 	rm -f "$mnt/filler"
 	rerun_ok "full disk at signing" "$big" "$work/full-sign-rerun.log" 1
 else
-	fail "full disk at signing: first build on the tmpfs" "$(grep -i -E 'error|pgp-sign' "$work/full-sign-first.log" | sed -n 1,3p | tr '\n' '|')"
+	fail "full disk at signing: first build on the tmpfs" "$(build_errors "$work/full-sign-first.log")"
 fi
 umount "$mnt"
 
@@ -185,7 +185,7 @@ done
 if ext_build "$many" "$work/many-first.log"; then
 	check "agent: first build signs the $nmods modules" "$nmods" "$(signed_count "$many")"
 else
-	fail "agent: first build of $nmods modules" "$(grep -i -E 'error|pgp-sign' "$work/many-first.log" | sed -n 1,3p | tr '\n' '|')"
+	fail "agent: first build of $nmods modules" "$(build_errors "$work/many-first.log")"
 fi
 msums=$(unsigned_sums "$many")
 agent_home="$work/agent-home"

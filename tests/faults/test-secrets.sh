@@ -111,7 +111,7 @@ wait "$watcher"
 if [ "$rc" -eq 0 ]; then
 	check "protected key: build signs both modules" "2" "$(signed_count "$ext")"
 else
-	fail "protected key: build" "$(grep -i -E 'error|pgp-sign' "$work/protected.log" | sed -n 1,3p | tr '\n' '|')"
+	fail "protected key: build" "$(build_errors "$work/protected.log")"
 fi
 check "protected key: the signer's GNUPGHOME was seen while it ran" "yes" \
 	"$(grep -q "/private-keys-v1.d/.*\.key$" "$work/sign.modes" && echo yes)"
@@ -132,7 +132,7 @@ ext_build "$work/ext2" "$work/discard.log" MODSECKEY="$disc/modsign.sec" MODSIGN
 if [ "$rc" -eq 0 ]; then
 	check "discard: build signs both modules" "2" "$(signed_count "$work/ext2")"
 else
-	fail "discard: build" "$(grep -i -E 'error|pgp-sign' "$work/discard.log" | sed -n 1,3p | tr '\n' '|')"
+	fail "discard: build" "$(build_errors "$work/discard.log")"
 fi
 check "discard: the secret key file is gone" "no" "$([ -e "$disc/modsign.sec" ] && echo yes || echo no)"
 rc=0
