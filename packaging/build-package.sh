@@ -124,7 +124,8 @@ rpm)
 	mkdir -p "$top/SOURCES" "$top/SPECS"
 	ln -s "$TARBALL" "$top/SOURCES/linux-source-$KVER.tar.xz"
 	tar -cf "$top/SOURCES/kbuild-patches.tar" -C "$TOP" kbuild-patches
-	install -m 0644 "$FRAGMENT" "$top/SOURCES/small.config"
+	cat "$FRAGMENT" "$here/small-system.config" >"$top/SOURCES/small.config"
+	chmod 0644 "$top/SOURCES/small.config"
 	install -m 0644 "$here/package.config" "$top/SOURCES/package.config"
 	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" \
 		"$here/dkms/modsign-sign-file" "$top/SOURCES/"
@@ -196,7 +197,8 @@ deb)
 	tar -xJf "$TARBALL" -C "$stage" --strip-components=1
 	cp -a "$here/deb/debian" "$stage/debian"
 	mkdir -p "$stage/debian/modsign" "$stage/debian/patches"
-	install -m 0644 "$FRAGMENT" "$stage/debian/modsign/small.config"
+	cat "$FRAGMENT" "$here/small-system.config" >"$stage/debian/modsign/small.config"
+	chmod 0644 "$stage/debian/modsign/small.config"
 	install -m 0644 "$here/package.config" "$stage/debian/modsign/package.config"
 	install -m 0755 "$TOP/scripts/configure-kernel.sh" "$here/modsign-pkg.sh" \
 		"$here/dkms/modsign-sign-file" "$stage/debian/modsign/"

@@ -1,5 +1,7 @@
 #!/bin/bash
 # Boot KERNEL with INITRD under QEMU and copy the serial console to LOG.
+# INITRD "-" boots with none; MODSIGN_QEMU_DISK=IMAGE adds IMAGE as a raw
+# virtio disk (/dev/vda).
 # TCG by default: KVM hangs on this project's machines with every CPU
 # model tried, so it is opt-in with MODSIGN_QEMU_KVM=1.
 set -euo pipefail
@@ -12,6 +14,13 @@ kernel=$1
 initrd=$2
 log=$3
 shift 3
+
+initrd_args=(-initrd "$initrd")
+[ "$initrd" != - ] || initrd_args=()
+disk_args=()
+if [ -n "${MODSIGN_QEMU_DISK:-}" ]; then
+	disk_args=(-drive "file=$MODSIGN_QEMU_DISK,format=raw,if=virtio")
+fi
 
 accel=(-accel tcg)
 if [ "${MODSIGN_QEMU_KVM:-0}" = 1 ]; then
@@ -29,7 +38,7 @@ timeout "${MODSIGN_QEMU_TIMEOUT:-240}" qemu-system-x86_64 "${accel[@]}" \
 	-m "${MODSIGN_QEMU_MEM:-512}" -smp 1 -display none -no-reboot \
 	-monitor none -serial stdio -serial "file:$report" \
 	${MODSIGN_QEMU_EXTRA:+$MODSIGN_QEMU_EXTRA} \
-	-kernel "$kernel" -initrd "$initrd" \
+	"${disk_args[@]}" -kernel "$kernel" "${initrd_args[@]}" \
 	-append "console=ttyS0 panic=-1 loglevel=7 $*" </dev/null >"$log" 2>&1 || rc=$?
 if [ -f "$report" ]; then
 	cat "$report" >>"$log"

@@ -21,11 +21,15 @@ pkg_packager_keyid=$(tr 'A-F' 'a-f' <"$pkg_packager_key/fpr" | sed 's/.*\(.\{16\
 # them): the guest test-guest-install boots, and test-dkms's chroot.
 pkg_guest_root=$BUILD/packages/guest-root.cpio.gz
 pkg_dkms_root=$BUILD/packages/dkms-root.tar
+pkg_boot_root=$BUILD/packages/boot-root.tar
 guest_root() { "$pkg_top/tests/packaging/guest-root.sh" "$pkg_guest_root"; }
 dkms_root() {
 	"$pkg_top/tests/packaging/guest-root.sh" "$pkg_dkms_root" \
 		dkms,gcc,make,libc6-dev,elfutils,python3,libssl3,libassuan0,openssl,gnupg,vpoll-dkms
 }
+# The root test-installed-boot puts on a disk: initramfs-tools, and zstd,
+# its default compressor (a Recommends, which mmdebstrap leaves out).
+boot_root() { "$pkg_top/tests/packaging/guest-root.sh" "$pkg_boot_root" initramfs-tools,zstd; }
 
 # build_packages: the rpm, the deb and the roots, side by side: much of a
 # package build is one process at a time (unpacking, patching,
@@ -41,7 +45,7 @@ build_packages() {
 	pids+=("$!")
 	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" deb &
 	pids+=("$!")
-	(guest_root && dkms_root) &
+	(guest_root && dkms_root && boot_root) &
 	pids+=("$!")
 	for pid in "${pids[@]}"; do
 		wait "$pid" || rc=1
