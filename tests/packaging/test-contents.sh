@@ -59,7 +59,11 @@ check_contents deb "$(image_deb)" usr/share/doc/linux-image-REL/modsign-pubkeys.
 
 # The install scripts, as the packages carry them (the guest test runs them).
 rpm=$(kernel_rpm)
-krel=$(rpm -qp --qf '%{VERSION}' "$rpm" 2>/dev/null)-modsign
+krel=$(rpm -qp --provides "$rpm" 2>/dev/null | sed -n 's/^kernel-uname-r = //p')
+check "rpm: the kernel release carries the package's version and release" \
+	"$(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$rpm" 2>/dev/null).modsign" "$krel"
+check "rpm: the image is that kernel release's" "boot/vmlinuz-$krel" \
+	"$(rpm -qpl "$rpm" 2>/dev/null | grep -o 'boot/vmlinuz-.*')"
 scripts=$(rpm -qp --scripts "$rpm" 2>/dev/null)
 check "rpm: %post runs depmod against the System.map" yes \
 	"$(grep -q "^depmod -a -F /boot/System.map-$krel $krel\$" <<<"$scripts" && echo yes || echo no)"
@@ -70,7 +74,28 @@ check "rpm: the depmod output is owned as %ghost, not shipped" "10 0" \
 		END { print n + 0, b + 0 }')"
 check "rpm: provides installonlypkg(kernel), so package managers keep several" yes \
 	"$(rpm -qp --provides "$rpm" | grep -x 'installonlypkg(kernel)' >/dev/null && echo yes || echo no)"
+
+# Two kernel releases install side by side when neither package has a
+# file the other has: every file (directories may be shared) names the
+# kernel release.  The rpm's release is in it (above); a deb's kernel
+# release is in its package name, as Debian's ABI name is.
+# not_naming PACKAGE KREL: the package's files whose path lacks KREL
+not_naming() {
+	case "$1" in
+	*.rpm) rpm -qp --qf '[%{FILEMODES:perms} %{FILENAMES}\n]' "$1" 2>/dev/null |
+		awk '$1 !~ /^d/ { print $2 }' ;;
+	*.deb) dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $6 }' | sed 's,^\.,,' ;;
+	esac | grep -vF -- "$2" | xargs
+}
+for p in "$rpm" "$(devel_rpm)"; do
+	check "rpm: every file of $(basename "$p") names $krel" "" "$(not_naming "$p" "$krel")"
+done
 deb=$(image_deb)
+debrel=$(dpkg-deb -f "$deb" Package | sed 's/^linux-image-//')
+for p in "$deb" "$(headers_deb)"; do
+	check "deb: every file of $(basename "$p") names $debrel" "" "$(not_naming "$p" "$debrel")"
+done
+
 ctl=$(scratch contents-deb-control)
 dpkg-deb -e "$deb" "$ctl"
 check "deb: maintainer scripts preinst, postinst, prerm, postrm" "postinst postrm preinst prerm" \
