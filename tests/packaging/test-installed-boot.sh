@@ -1,6 +1,6 @@
 #!/bin/bash
 # Boot the installed kernel as a Debian system would: a bookworm root with
-# initramfs-tools on an ext4 disk image (virtio, /dev/vda); boot 1 installs
+# initramfs-tools on an ext2 disk image (virtio, /dev/vda); boot 1 installs
 # the linux-image deb into it with dpkg (its postinst runs the
 # /etc/kernel/postinst.d hooks, and initramfs-tools' hook makes the
 # initramfs); boot 2 starts the kernel and initramfs read from that disk's
@@ -54,8 +54,8 @@ echo "$mods" >"$tree/pkg/modules.list"
 disk=$dir/disk.img
 # Room for the kernel, its modules and the initramfs on top of the root.
 size_mb=$(($(du -sm "$tree" | cut -f1) + 384))
-if ! mke2fs -q -t ext4 -L modsign-root -d "$tree" "$disk" "${size_mb}M" >"$dir/mke2fs.log" 2>&1; then
-	fail "ext4 disk image made from the root" "$(cat "$dir/mke2fs.log")"
+if ! mke2fs -q -t ext2 -L modsign-root -d "$tree" "$disk" "${size_mb}M" >"$dir/mke2fs.log" 2>&1; then
+	fail "ext2 disk image made from the root" "$(cat "$dir/mke2fs.log")"
 	finish
 	exit
 fi
@@ -80,7 +80,7 @@ boot_disk() {
 if boot_disk install "$kernel" - root=/dev/vda rw rootwait init=/pkg/init modsign_stage=install; then
 	r=$(report "$dir/install.log")
 	# Mounted by the kernel itself (root=), which names it /dev/root.
-	check "install: root is the disk, mounted by the kernel" "/dev/root ext4" \
+	check "install: root is the disk, mounted by the kernel" "/dev/root ext2" \
 		"$(sed -n 's/^root //p' <<<"$r")"
 	check "install: dpkg -i of the image (exit status)" "0" "$(sed -n 's/^install //p' <<<"$r")"
 	check "install: the hooks made /boot/initrd.img-$krel" "yes" \
@@ -108,7 +108,7 @@ if boot_disk boot "$dir/vmlinuz" "$dir/initrd.img" root=/dev/vda init=/pkg/init 
 	modsign_stage=boot module.sig_enforce=1; then
 	r=$(report "$dir/boot.log")
 	check "boot: runs the installed kernel" "$krel" "$(sed -n 's/^kernel //p' <<<"$r")"
-	check "boot: the initramfs mounted the disk as root" "/dev/vda ext4" \
+	check "boot: the initramfs mounted the disk as root" "/dev/vda ext2" \
 		"$(sed -n 's/^root //p' <<<"$r")"
 	check "boot: initramfs-tools' init ran (its /run/initramfs was moved to the root)" "yes" \
 		"$(sed -n 's/^initramfs-run //p' <<<"$r")"
