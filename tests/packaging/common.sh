@@ -64,6 +64,12 @@ ensure_packages() {
 	flock -o "$BUILD/packages/.build.lock" "$pkg_top/tests/packaging/build-packages.sh"
 }
 
+# count_lines ERE: how many lines of stdin match (0 too, with status 0,
+# where grep -c would exit 1); the guest tests count their report lines.
+count_lines() {
+	awk -v re="$1" '$0 ~ re { n++ } END { print n + 0 }'
+}
+
 # One file matching a glob, or a failure naming the glob.
 one_file() {
 	local -a hits

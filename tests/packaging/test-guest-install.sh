@@ -18,12 +18,6 @@ ensure_packages
 guest_root
 root_img=$pkg_guest_root
 
-# count_lines ERE: how many lines of stdin match (0 too, with status 0,
-# where grep -c would exit 1)
-count_lines() {
-	awk -v re="$1" '$0 ~ re { n++ } END { print n + 0 }'
-}
-
 # guest_boot KIND PACKAGE: unpack PACKAGE on the host for its kernel image
 # and module list, boot the guest root plus a second archive holding
 # /init, the package and the list, and check what the guest reports.

@@ -16,10 +16,6 @@ here=$(dirname "$(realpath "$0")")
 ensure_packages
 boot_root
 
-count_lines() {
-	awk -v re="$1" '$0 ~ re { n++ } END { print n + 0 }'
-}
-
 # report LOG: the guest's "R key value" lines
 report() { tr -d '\r' <"$1" | sed -n 's/^R //p'; }
 
