@@ -29,10 +29,12 @@ test_pkgs=(
 	qemu-system-x86 busybox-static mmdebstrap rpm debugedit debhelper
 	fakeroot lintian rpmlint clang-14 libclang-rt-14-dev shellcheck gnuplot-nox
 	devscripts openssl python3
-	gawk
+	gawk e2fsprogs
 )
 # gawk: the kernel's check of a blacklist hash list (the blacklist test's
-# guest kernel) is gawk-only.
+# guest kernel) is gawk-only.  e2fsprogs (mke2fs -d, debugfs): the
+# installed-boot test's disk, made and read without mounting it; Debian 12
+# no longer counts it as required, so a minimal system may lack it.
 # make bench boots the guest as the tests do, and counts instructions.
 bench_pkgs=(valgrind)
 
