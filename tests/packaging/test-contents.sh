@@ -6,7 +6,9 @@
 # (the install makes it: deb postinst, rpm %post, which the packages
 # carry, with the distributions' kernel hooks); the public keyring built
 # into the kernel, in a doc path, by which every packaged module verifies;
-# and no throwaway X.509 key built in.
+# no throwaway X.509 key built in; and kernel releases that let two builds
+# install side by side (every file names the release; the rpm's carries
+# its package release).
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
