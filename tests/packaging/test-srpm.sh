@@ -40,5 +40,11 @@ check "srpm: %prep applies every patch of the series" \
 check "srpm: the prepared tree is the version the package says" \
 	"$(rpm -qp --qf '%{VERSION}' "$srpm" 2>/dev/null)" \
 	"$(kernel_series "$dir/top/BUILD/linux-source-$kver" 2>/dev/null).$(awk '$1 == "SUBLEVEL" { print $3 }' "$dir/top/BUILD/linux-source-$kver/Makefile" 2>/dev/null)"
+# A second build of the same version, --define "pkgrelease 2", has a kernel
+# release of its own (test-contents: every file names it), so both install.
+check "srpm: a rebuild with pkgrelease 2 is kernel release VERSION-2.modsign" \
+	"$(rpm -qp --qf '%{VERSION}' "$srpm" 2>/dev/null)-2.modsign" \
+	"$(rpmspec -q --provides --define "pkgrelease 2" "$dir/top/SPECS/kernel-modsign.spec" 2>/dev/null |
+		sed -n 's/^kernel-uname-r = //p')"
 rm -rf "$dir/top"
 finish
