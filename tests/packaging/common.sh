@@ -18,7 +18,8 @@ pkg_packager_key=$(testkey packager)
 pkg_packager_keyid=$(tr 'A-F' 'a-f' <"$pkg_packager_key/fpr" | sed 's/.*\(.\{16\}\)$/\1/')
 
 # The Debian roots of the package tests, made once (guest-root.sh keeps
-# them): the guest test-guest-install boots, and test-dkms's chroot.
+# them): the guest test-guest-install boots, test-dkms's chroot, and the
+# root test-installed-boot puts on a disk.
 pkg_guest_root=$BUILD/packages/guest-root.cpio.gz
 pkg_dkms_root=$BUILD/packages/dkms-root.tar
 pkg_boot_root=$BUILD/packages/boot-root.tar
