@@ -71,6 +71,25 @@ count_lines() {
 	awk -v re="$1" '$0 ~ re { n++ } END { print n + 0 }'
 }
 
+# guest_report LOG: the guest's "R key value" lines, without the prefix
+guest_report() { tr -d '\r' <"$1" | sed -n 's/^R //p'; }
+
+# loaded_count REPORT MODULES: how many of MODULES (paths or names, one a
+# line) the report's "loaded" lines (/proc/modules, "-" as "_") list, and
+# the names of any others: "N" or "N (not: a b)"
+loaded_count() {
+	local name n=0 bad=""
+	while read -r name; do
+		name=$(basename "$name" .ko)
+		if grep -qx "loaded ${name//-/_}" "$1"; then
+			n=$((n + 1))
+		else
+			bad="$bad $name"
+		fi
+	done <<<"$2"
+	echo "$n${bad:+ (not:$bad)}"
+}
+
 # One file matching a glob, or a failure naming the glob.
 one_file() {
 	local -a hits

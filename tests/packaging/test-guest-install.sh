@@ -58,8 +58,8 @@ guest_boot() {
 		return
 	fi
 	pass "$kind: guest boots and finishes"
-	tr -d '\r' <"$log" | sed -n 's/^R //p' >"$dir/results"
-	local r=$dir/results nmods nloaded name signer bad
+	guest_report "$log" >"$dir/results"
+	local r=$dir/results nmods signer
 
 	check "$kind: guest runs the packaged kernel" "$krel" "$(sed -n 's/^kernel //p' "$r")"
 	check "$kind: module.sig_enforce is on" "Y" "$(sed -n 's/^sig_enforce //p' "$r")"
@@ -78,17 +78,7 @@ guest_boot() {
 	nmods=$(echo "$mods" | wc -l)
 	check "$kind: every module modprobes ($nmods)" "$nmods" \
 		"$(count_lines '^modprobe [^ ]+ 0 ?$' <"$r")"
-	nloaded=0
-	bad=""
-	while read -r rel; do
-		name=$(basename "$rel" .ko)
-		if grep -qx "loaded ${name//-/_}" "$r"; then
-			nloaded=$((nloaded + 1))
-		else
-			bad="$bad $name"
-		fi
-	done <<<"$mods"
-	check "$kind: every module is in /proc/modules" "$nmods" "$nloaded${bad:+ (not:$bad)}"
+	check "$kind: every module is in /proc/modules" "$nmods" "$(loaded_count "$r" "$mods")"
 	check "$kind: kernel stays untainted" "0" "$(sed -n 's/^tainted //p' "$r")"
 
 	# Every module names one signer and key, and the kernel's keyring holds

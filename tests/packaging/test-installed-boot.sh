@@ -16,9 +16,6 @@ here=$(dirname "$(realpath "$0")")
 ensure_packages
 boot_root
 
-# report LOG: the guest's "R key value" lines
-report() { tr -d '\r' <"$1" | sed -n 's/^R //p'; }
-
 if ! pkg=$(image_deb); then
 	fail "linux-image deb exists in $pkg_dir/deb"
 	finish
@@ -74,7 +71,7 @@ boot_disk() {
 
 # Boot 1: the packaged kernel mounts the disk itself and installs.
 if boot_disk install "$kernel" - root=/dev/vda rw rootwait init=/pkg/init modsign_stage=install; then
-	r=$(report "$dir/install.log")
+	r=$(guest_report "$dir/install.log")
 	# Mounted by the kernel itself (root=), which names it /dev/root.
 	check "install: root is the disk, mounted by the kernel" "/dev/root ext2" \
 		"$(sed -n 's/^root //p' <<<"$r")"
@@ -102,7 +99,8 @@ pass "the disk holds the initramfs the hooks made"
 # Boot 2: the installed kernel and initramfs, the disk as root.
 if boot_disk boot "$dir/vmlinuz" "$dir/initrd.img" root=/dev/vda init=/pkg/init \
 	modsign_stage=boot module.sig_enforce=1; then
-	r=$(report "$dir/boot.log")
+	guest_report "$dir/boot.log" >"$dir/boot.results"
+	r=$(cat "$dir/boot.results")
 	check "boot: runs the installed kernel" "$krel" "$(sed -n 's/^kernel //p' <<<"$r")"
 	check "boot: the initramfs mounted the disk as root" "/dev/vda ext2" \
 		"$(sed -n 's/^root //p' <<<"$r")"
@@ -113,11 +111,8 @@ if boot_disk boot "$dir/vmlinuz" "$dir/initrd.img" root=/dev/vda init=/pkg/init 
 	check "boot: module.sig_enforce is on" "Y" "$(sed -n 's/^sig_enforce //p' <<<"$r")"
 	check "boot: every packaged module modprobes ($nmods)" "$nmods" \
 		"$(count_lines '^modprobe [^ ]+ 0 ?$' <<<"$r")"
-	loaded=0
-	while read -r name; do
-		grep -qx "loaded ${name//-/_}" <<<"$r" && loaded=$((loaded + 1))
-	done <<<"$mods"
-	check "boot: every packaged module is in /proc/modules" "$nmods" "$loaded"
+	check "boot: every packaged module is in /proc/modules" "$nmods" \
+		"$(loaded_count "$dir/boot.results" "$mods")"
 	check "boot: kernel stays untainted" "0" "$(sed -n 's/^tainted //p' <<<"$r")"
 fi
 finish
