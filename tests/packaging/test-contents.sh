@@ -110,4 +110,9 @@ check "deb: the scripts name the package's kernel release" \
 	"$(sed -n 's/^version=//p' "$ctl"/preinst "$ctl"/postinst "$ctl"/prerm "$ctl"/postrm | LC_ALL=C sort -u)"
 check "deb: depends on linux-base (linux-update-symlinks)" yes \
 	"$(dpkg-deb -f "$deb" Depends | grep 'linux-base' >/dev/null && echo yes || echo no)"
+# Debug information fits one build only; the -dbg package names no image
+# another source makes (lintian: version-substvar-for-external-package).
+check "deb: the -dbg package depends on this build's image, at its version" \
+	"$(dpkg-deb -f "$deb" Package) (= $(dpkg-deb -f "$deb" Version))" \
+	"$(dpkg-deb -f "$(dbg_deb)" Depends)"
 finish

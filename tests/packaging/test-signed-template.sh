@@ -7,7 +7,8 @@
 # the packager's public key as the kernel's keyring.  The manifest is made
 # and signed as the unsigned build and the signing host would.
 #   - the signed build makes a .dsc holding only debian/ and a
-#     linux-image-*-modsign with the unsigned package's version, whose
+#     linux-image-*-modsign with the unsigned package's version (and
+#     providing that package at it, for the -dbg package), whose
 #     modules are the unsigned ones with the packager's signatures
 #     appended,
 #     depmod -e run on it with no output shipped, and the image's
@@ -101,6 +102,8 @@ if [ -n "$signed" ]; then
 	check "the signed image has the unsigned package's version" "$version" "$(dpkg-deb -f "$signed" Version)"
 	check "it replaces the unsigned image" "$pkg-unsigned $pkg-unsigned" \
 		"$(dpkg-deb -f "$signed" Conflicts) $(dpkg-deb -f "$signed" Replaces)"
+	check "it provides the unsigned image at its version (the -dbg package's dependency)" \
+		"$pkg-unsigned (= $version)" "$(dpkg-deb -f "$signed" Provides)"
 	unpack "$signed" "$work/signed"
 	valid=0 appended=0
 	for m in "${mods[@]}"; do
