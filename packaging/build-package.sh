@@ -162,7 +162,7 @@ rpm)
 	cp "$top"/RPMS/*/*.rpm "$top"/SRPMS/*.rpm "$out/"
 	;;
 deb-signed)
-	if ! unsigned=$(ls "$out/linux-image-$kversion-modsign-unsigned_"*_amd64.deb 2>/dev/null) ||
+	if ! unsigned=$(ls "$out/linux-image-$kversion-"*-modsign-unsigned_*_amd64.deb 2>/dev/null) ||
 		[ ! -x "$out/tools/pgp-attach" ]; then
 		echo "build-package: no unsigned image package and tools in $out: the unsigned build (MODSIGN_PKG_MANIFEST alone) comes first" >&2
 		exit 1
@@ -176,7 +176,9 @@ deb-signed)
 	install -m 0755 "$here/modsign-pkg.sh" "$src/debian/modsign/"
 	install -m 0644 "$MODSIGN_PKG_MANIFEST" "$src/debian/signatures/manifest"
 	cp -a "$MODSIGN_PKG_SIGNATURES/." "$src/debian/signatures/modules/"
-	sed -i "s/@KVERSION@/$kversion/g" "$src/debian/control" "$src/debian/changelog"
+	# the unsigned image's kernel release, revision included
+	krel=$(dpkg-deb -f "$unsigned" Package | sed -e 's/^linux-image-//' -e 's/-unsigned$//')
+	sed -i -e "s/@KREL@/$krel/g" -e "s/@KVERSION@/$kversion/g" "$src/debian/control" "$src/debian/changelog"
 	if ! { (cd "$work" && dpkg-source -b linux-signed-modsign) &&
 		(cd "$src" && MODSIGN_UNSIGNED_DEB=$unsigned MODSIGN_PKG_TOOLS=$out/tools \
 			dpkg-buildpackage -b -us -uc); } >"$log" 2>&1; then
@@ -208,9 +210,20 @@ deb)
 		install -m 0644 "$TOP/kbuild-patches/$KVER/$p" "$stage/debian/patches/${p##*/}"
 		echo "${p##*/}"
 	done >"$stage/debian/patches/series"
-	sed -i "s/@KVERSION@/$kversion/g" "$stage/debian/control" "$stage/debian/changelog"
+	sed -i "s/@KVERSION@/$kversion/g" "$stage/debian/changelog"
+	# The kernel release carries the Debian revision (debian/rules says why).
+	abi=$(dpkg-parsechangelog -l "$stage/debian/changelog" -S Version)
+	abi=${abi##*-}
+	case "$abi" in
+	'' | *[!0-9a-z.+]*)
+		echo "build-package: $here/deb/debian/changelog: revision '$abi' cannot be part of a package name (0-9 a-z . +)" >&2
+		exit 1
+		;;
+	esac
+	krel=$kversion-$abi-modsign
+	sed -i -e "s/@KREL@/$krel/g" -e "s/@KVERSION@/$kversion/g" "$stage/debian/control"
 	if [ "$phase" = unsigned ]; then
-		sed -i -e 's/@UNSIGNED@/-unsigned/' -e "s/@UNSIGNED_NOTE@/\\n .\\n Its modules are not signed: linux-image-$kversion-modsign, made from\\n this package and the signatures of its modules, replaces it./" \
+		sed -i -e 's/@UNSIGNED@/-unsigned/' -e "s/@UNSIGNED_NOTE@/\\n .\\n Its modules are not signed: linux-image-$krel, made from\\n this package and the signatures of its modules, replaces it./" \
 			"$stage/debian/control"
 	else
 		sed -i -e 's/@UNSIGNED@//' -e 's/@UNSIGNED_NOTE@//' "$stage/debian/control"

@@ -27,6 +27,8 @@ top=$BUILD/packages/detached
 verify=$KDIR/scripts/modsign/pgp-verify
 nmods=$(grep -c . "$KDIR/modules.order")
 pkg_kversion=$(make -s -C "$KSRC" kernelversion)
+# the deb's kernel release: the version and the recipe's Debian revision
+deb_krel=$pkg_kversion-$(dpkg-parsechangelog -l "$pkg_top/packaging/deb/debian/changelog" -S Version | sed 's/.*-//')-modsign
 # Both builds of a kind must make the same modules: the same time.
 SOURCE_DATE_EPOCH=$(date +%s)
 export SOURCE_DATE_EPOCH
@@ -50,7 +52,7 @@ for kind in ${MODSIGN_TEST_KINDS:-deb rpm}; do
 		"$(awk 'NR > 4' "$manifest" 2>/dev/null | wc -l) $(sed -n 4p "$manifest" 2>/dev/null)"
 	if [ "$kind" = deb ]; then
 		check "$kind: the unsigned build keeps the -unsigned image and the -dbg package" \
-			"linux-image-$pkg_kversion-modsign-dbg linux-image-$pkg_kversion-modsign-unsigned" \
+			"linux-image-$deb_krel-dbg linux-image-$deb_krel-unsigned" \
 			"$(find "$top/deb" -maxdepth 1 -name '*.deb' -printf '%f\n' | cut -d_ -f1 | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 		unsigned=$(one_file "$top/deb/linux-image-*-modsign-unsigned_*_amd64.deb") || unsigned=
 		[ -z "$unsigned" ] || unpack "$unsigned" "$work/unsigned"
@@ -110,7 +112,7 @@ for kind in ${MODSIGN_TEST_KINDS:-deb rpm}; do
 		done < <(find "$work/unpacked/lib/modules" -name '*.ko')
 		check "deb: each signed module is the unsigned package's module, a signature appended" "$nmods" "$same"
 		check "deb: the kernel image is the unsigned package's" 0 \
-			"$(cmp -s "$work/unsigned/boot/vmlinuz-$pkg_kversion-modsign" "$work/unpacked/boot/vmlinuz-$pkg_kversion-modsign"; echo $?)"
+			"$(cmp -s "$work/unsigned/boot/vmlinuz-$deb_krel" "$work/unpacked/boot/vmlinuz-$deb_krel"; echo $?)"
 	fi
 	found=$("$here/../faults/seckey-scan.pl" "$key/sec" "$top" "$work/unpacked" "$manifest" "$work/sigs" | wc -l)
 	check "$kind: no copy of the key in the builds, their logs or the package" 0 "$found"

@@ -79,8 +79,9 @@ check "rpm: provides installonlypkg(kernel), so package managers keep several" y
 
 # Two kernel releases install side by side when neither package has a
 # file the other has: every file (directories may be shared) names the
-# kernel release.  The rpm's release is in it (above); a deb's kernel
-# release is in its package name, as Debian's ABI name is.
+# kernel release.  The rpm's release is in it (above), and the deb's
+# Debian revision (below); the deb's package names carry it too, as
+# Debian's carry their ABI number.
 # not_naming PACKAGE KREL: the package's files whose path lacks KREL
 not_naming() {
 	case "$1" in
@@ -94,6 +95,10 @@ for p in "$rpm" "$(devel_rpm)"; do
 done
 deb=$(image_deb)
 debrel=$(dpkg-deb -f "$deb" Package | sed 's/^linux-image-//')
+check "deb: the kernel release carries the package's version and revision" \
+	"$(dpkg-deb -f "$deb" Version)-modsign" "$debrel"
+check "deb: the image is that kernel release's" "boot/vmlinuz-$debrel" \
+	"$(dpkg-deb -c "$deb" | grep -o 'boot/vmlinuz-.*')"
 for p in "$deb" "$(headers_deb)"; do
 	check "deb: every file of $(basename "$p") names $debrel" "" "$(not_naming "$p" "$debrel")"
 done
