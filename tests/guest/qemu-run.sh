@@ -1,7 +1,9 @@
 #!/bin/bash
 # Boot KERNEL with INITRD under QEMU and copy the serial console to LOG.
 # INITRD "-" boots with none; MODSIGN_QEMU_DISK=IMAGE adds IMAGE as a raw
-# virtio disk (/dev/vda).
+# virtio disk (/dev/vda).  KERNEL "-" boots that disk through the BIOS
+# and its own bootloader, which gives the kernel and its arguments (the
+# INITRD and KERNEL-ARGS given must then be "-" and none).
 # TCG by default: KVM hangs on this project's machines with every CPU
 # model tried, so it is opt-in with MODSIGN_QEMU_KVM=1.
 set -euo pipefail
@@ -15,8 +17,16 @@ initrd=$2
 log=$3
 shift 3
 
-initrd_args=(-initrd "$initrd")
-[ "$initrd" != - ] || initrd_args=()
+boot_args=(-kernel "$kernel")
+[ "$initrd" = - ] || boot_args+=(-initrd "$initrd")
+boot_args+=(-append "console=ttyS0 panic=-1 loglevel=7 $*")
+if [ "$kernel" = - ]; then
+	if [ -z "${MODSIGN_QEMU_DISK:-}" ] || [ "$initrd" != - ] || [ "$#" -ne 0 ]; then
+		echo "qemu-run: KERNEL - boots MODSIGN_QEMU_DISK, with no INITRD and no KERNEL-ARGS" >&2
+		exit 2
+	fi
+	boot_args=(-boot c)
+fi
 disk_args=()
 if [ -n "${MODSIGN_QEMU_DISK:-}" ]; then
 	disk_args=(-drive "file=$MODSIGN_QEMU_DISK,format=raw,if=virtio")
@@ -38,8 +48,7 @@ timeout "${MODSIGN_QEMU_TIMEOUT:-240}" qemu-system-x86_64 "${accel[@]}" \
 	-m "${MODSIGN_QEMU_MEM:-512}" -smp 1 -display none -no-reboot \
 	-monitor none -serial stdio -serial "file:$report" \
 	${MODSIGN_QEMU_EXTRA:+$MODSIGN_QEMU_EXTRA} \
-	"${disk_args[@]}" -kernel "$kernel" "${initrd_args[@]}" \
-	-append "console=ttyS0 panic=-1 loglevel=7 $*" </dev/null >"$log" 2>&1 || rc=$?
+	"${disk_args[@]}" "${boot_args[@]}" </dev/null >"$log" 2>&1 || rc=$?
 if [ -f "$report" ]; then
 	cat "$report" >>"$log"
 	rm -f "$report"

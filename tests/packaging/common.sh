@@ -29,8 +29,14 @@ dkms_root() {
 		dkms,gcc,make,libc6-dev,elfutils,python3,libssl3,libassuan0,openssl,gnupg,vpoll-dkms
 }
 # The root test-installed-boot puts on a disk: initramfs-tools, and zstd,
-# its default compressor (a Recommends, which mmdebstrap leaves out).
-boot_root() { "$pkg_top/tests/packaging/guest-root.sh" "$pkg_boot_root" initramfs-tools,zstd; }
+# its default compressor (a Recommends, which mmdebstrap leaves out), and
+# GRUB for BIOS without grub-pc's debconf questions: grub2-common has
+# grub-install, update-grub and the /etc/kernel hooks, grub-pc-bin the
+# i386-pc images.
+boot_root() {
+	"$pkg_top/tests/packaging/guest-root.sh" "$pkg_boot_root" \
+		initramfs-tools,zstd,grub2-common,grub-pc-bin
+}
 
 # build_packages: the rpm, the deb and the roots, side by side: much of a
 # package build is one process at a time (unpacking, patching,
