@@ -310,6 +310,54 @@ prepare=sign_victim
 refused "a module signed already" 1 "$victim: already signed"
 prepare=
 
+# Killed halfway: every module before the victim is checked and written
+# to its temporary file when attach blocks opening the victim's signature
+# (a FIFO).  SIGTERM must leave the tree as it was, temporary files
+# included.
+fresh_tree
+sigs=$dir/sigs-fifo
+cp -a "$dir/sigs" "$sigs"
+rm "$sigs/$victim.sig"
+mkfifo "$sigs/$victim.sig"
+(cd "$tree" && exec "$ATTACH" --manifest "$manifest" --signatures "$sigs" \
+	--keyring "$KEYS/main/pub") 2>"$dir/err" &
+attach_pid=$!
+staged=0
+for _ in $(seq 100); do
+	staged=$(find "$tree" -name '.tmp_*' | wc -l)
+	[ "$staged" -lt $((n - 1)) ] || break
+	sleep 0.1
+done
+check "attach killed halfway: the modules before the victim were staged" $((n - 1)) "$staged"
+kill -TERM "$attach_pid"
+rc=0
+wait "$attach_pid" || rc=$?
+check "attach killed halfway: killed by SIGTERM" 143 "$rc"
+check "attach killed halfway: no module changed, no temporary file left" yes "$(unchanged)"
+rm -rf "$sigs"
+sigs=$dir/sigs
+
+# A destination that cannot be replaced: every module checks, and the
+# renaming stops at the victim (a directory).  The modules renamed before
+# it are signed and valid, the victim is untouched, nothing else is left.
+fresh_tree
+for m in "${rel[@]}"; do
+	mv "$tree/$m" "$tree/$m.unsigned"
+done
+mkdir -p "$tree/$victim/keep"
+rc=0
+(cd "$tree" && "$ATTACH" --manifest "$manifest" --signatures "$sigs" \
+	--keyring "$KEYS/main/pub" --suffix .unsigned) 2>"$dir/err" || rc=$?
+check "attach cannot rename the victim into place: exit status 1" 1 "$rc"
+check "attach cannot rename the victim into place: the message" yes \
+	"$(grep -qF -- "$victim: cannot rename into place: Is a directory" "$dir/err" && echo yes)"
+check "attach cannot rename the victim into place: the modules before it signed as in place" \
+	$((n - 1)) "$(same_as "$tree" "$ref")"
+check "attach cannot rename the victim into place: the victim and every original kept, no temporary file" \
+	"yes $n 0" "$([ -d "$tree/$victim/keep" ] && echo yes) $(
+		k=0; for m in "${rel[@]}"; do cmp -s "$tree/$m.unsigned" "$orig/$m" && k=$((k + 1)); done; echo $k
+	) $(find "$tree" -name '.tmp_*' | wc -l)"
+
 rc=0
 "$ATTACH" --create "$dir/manifest-expired" --keyring "$KEYS/expired/pub" "$orig/$victim" 2>"$dir/err" || rc=$?
 check "create refuses an expired key: exit status 9, nothing written" "9 no" \
