@@ -211,16 +211,9 @@ deb)
 		echo "${p##*/}"
 	done >"$stage/debian/patches/series"
 	sed -i "s/@KVERSION@/$kversion/g" "$stage/debian/changelog"
-	# The kernel release carries the Debian revision (debian/rules says why).
-	abi=$(dpkg-parsechangelog -l "$stage/debian/changelog" -S Version)
-	abi=${abi##*-}
-	case "$abi" in
-	'' | *[!0-9a-z.+]*)
-		echo "build-package: $here/deb/debian/changelog: revision '$abi' cannot be part of a package name (0-9 a-z . +)" >&2
-		exit 1
-		;;
-	esac
-	krel=$kversion-$abi-modsign
+	# The kernel release carries the Debian revision (debian/rules says why
+	# and refuses one that cannot be part of a package name).
+	krel=$(cd "$stage" && make -s --no-print-directory -f debian/rules print-krel)
 	sed -i -e "s/@KREL@/$krel/g" -e "s/@KVERSION@/$kversion/g" "$stage/debian/control"
 	if [ "$phase" = unsigned ]; then
 		sed -i -e 's/@UNSIGNED@/-unsigned/' -e "s/@UNSIGNED_NOTE@/\\n .\\n Its modules are not signed: linux-image-$krel, made from\\n this package and the signatures of its modules, replaces it./" \

@@ -6,8 +6,15 @@
 # INITRD and KERNEL-ARGS given must then be "-" and none).
 # TCG by default: KVM hangs on this project's machines with every CPU
 # model tried, so it is opt-in with MODSIGN_QEMU_KVM=1.
+# "qemu-run.sh --base-args" prints the arguments every kernel booted here
+# gets first, for a bootloader's settings to give the same.
 set -euo pipefail
 
+base_args="console=ttyS0 panic=-1 loglevel=7"
+if [ "${1:-}" = --base-args ]; then
+	echo "$base_args"
+	exit 0
+fi
 if [ "$#" -lt 3 ]; then
 	echo "usage: $0 KERNEL INITRD LOG [KERNEL-ARGS...]" >&2
 	exit 2
@@ -19,7 +26,7 @@ shift 3
 
 boot_args=(-kernel "$kernel")
 [ "$initrd" = - ] || boot_args+=(-initrd "$initrd")
-boot_args+=(-append "console=ttyS0 panic=-1 loglevel=7 $*")
+boot_args+=(-append "$base_args $*")
 if [ "$kernel" = - ]; then
 	if [ -z "${MODSIGN_QEMU_DISK:-}" ] || [ "$initrd" != - ] || [ "$#" -ne 0 ]; then
 		echo "qemu-run: KERNEL - boots MODSIGN_QEMU_DISK, with no INITRD and no KERNEL-ARGS" >&2

@@ -48,12 +48,12 @@ echo "$mods" >"$tree/pkg/modules.list"
 # GRUB's settings, read by update-grub in boot 1: boot 2's kernel
 # arguments, the serial console, no wait.
 mkdir -p "$tree/etc/default/grub.d"
-cat >"$tree/etc/default/grub.d/modsign-test.cfg" <<'EOF'
+cat >"$tree/etc/default/grub.d/modsign-test.cfg" <<EOF
 GRUB_TIMEOUT=0
 GRUB_TERMINAL=serial
 GRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"
 GRUB_CMDLINE_LINUX_DEFAULT=""
-GRUB_CMDLINE_LINUX="console=ttyS0 panic=-1 loglevel=7 init=/pkg/init modsign_stage=boot module.sig_enforce=1"
+GRUB_CMDLINE_LINUX="$("$here/../guest/qemu-run.sh" --base-args) init=/pkg/init modsign_stage=boot module.sig_enforce=1"
 GRUB_DISABLE_RECOVERY=true
 GRUB_DISABLE_OS_PROBER=true
 EOF
