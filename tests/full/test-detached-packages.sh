@@ -27,8 +27,13 @@ top=$BUILD/packages/detached
 verify=$KDIR/scripts/modsign/pgp-verify
 nmods=$(grep -c . "$KDIR/modules.order")
 pkg_kversion=$(make -s -C "$KSRC" kernelversion)
-# the deb's kernel release: the version and the recipe's Debian revision
-deb_krel=$pkg_kversion-$(dpkg-parsechangelog -l "$pkg_top/packaging/deb/debian/changelog" -S Version | sed 's/.*-//')-modsign
+# the deb's kernel release, as the recipe's debian/rules makes it from
+# its changelog (with the version build-package.sh puts in)
+relcheck=$(scratch detached-krel)
+mkdir -p "$relcheck/debian"
+cp "$pkg_top/packaging/deb/debian/rules" "$relcheck/debian/"
+sed "s/@KVERSION@/$pkg_kversion/g" "$pkg_top/packaging/deb/debian/changelog" >"$relcheck/debian/changelog"
+deb_krel=$(cd "$relcheck" && make -s --no-print-directory -f debian/rules print-krel)
 # Both builds of a kind must make the same modules: the same time.
 SOURCE_DATE_EPOCH=$(date +%s)
 export SOURCE_DATE_EPOCH
@@ -51,8 +56,8 @@ for kind in ${MODSIGN_TEST_KINDS:-deb rpm}; do
 	check "$kind: its manifest lists every module, for the packager's key" "$nmods issuer $(cat "$key/fpr")" \
 		"$(awk 'NR > 4' "$manifest" 2>/dev/null | wc -l) $(sed -n 4p "$manifest" 2>/dev/null)"
 	if [ "$kind" = deb ]; then
-		check "$kind: the unsigned build keeps the -unsigned image and the -dbg package" \
-			"linux-image-$deb_krel-dbg linux-image-$deb_krel-unsigned" \
+		check "$kind: the unsigned build keeps the -unsigned image, the -dbg, headers and DKMS packages" \
+			"linux-headers-$deb_krel linux-image-$deb_krel-dbg linux-image-$deb_krel-unsigned modsign-dkms" \
 			"$(find "$top/deb" -maxdepth 1 -name '*.deb' -printf '%f\n' | cut -d_ -f1 | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 		unsigned=$(one_file "$top/deb/linux-image-*-modsign-unsigned_*_amd64.deb") || unsigned=
 		[ -z "$unsigned" ] || unpack "$unsigned" "$work/unsigned"
