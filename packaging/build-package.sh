@@ -7,7 +7,8 @@
 #   build-package.sh rpm|deb OUTDIR
 #
 # Environment (from packaging/packaging.mk): TOP TARBALL KVER KCONFIG JOBS
-# FRAGMENT KSRC, and optionally MODSECKEY/MODPUBKEY.  The build log goes
+# FRAGMENT KSRC, and optionally MODSECKEY/MODPUBKEY and MODPUBKEY_EXTRA
+# (further public keys built into the kernel).  The build log goes
 # to OUTDIR/build.log; a build that fails leaves no stamp, so it is
 # retried next time.
 #
@@ -59,6 +60,20 @@ elif [ -n "${MODSECKEY:-}" ] || [ -n "${MODPUBKEY:-}" ]; then
 	MODSECKEY=$(realpath "$MODSECKEY")
 	MODPUBKEY=$(realpath "$MODPUBKEY")
 fi
+# Further public keys for the kernel to trust (a DKMS key), with any key
+# setting: absolute, as the build runs elsewhere.
+if [ -n "${MODPUBKEY_EXTRA:-}" ]; then
+	extra=()
+	for f in $MODPUBKEY_EXTRA; do
+		if [ ! -f "$f" ]; then
+			echo "build-package: MODPUBKEY_EXTRA file $f: no such file" >&2
+			exit 2
+		fi
+		extra+=("$(realpath "$f")")
+	done
+	MODPUBKEY_EXTRA=${extra[*]}
+	export MODPUBKEY_EXTRA
+fi
 # unsigned: the first of the two builds of signing off the build host
 phase=signed
 if [ -n "${MODSIGN_PKG_MANIFEST:-}" ] && [ -z "${MODSIGN_PKG_SIGNATURES:-}" ]; then
@@ -72,6 +87,9 @@ inputs_hash() {
 		stat -c '%n %s %Y' "$TARBALL"
 		[ -z "${MODSECKEY:-}" ] || sha256sum "$MODSECKEY"
 		[ -z "${MODPUBKEY:-}" ] || sha256sum "$MODPUBKEY"
+		echo "extra: ${MODPUBKEY_EXTRA:-}"
+		# shellcheck disable=SC2086 # a list of paths, as the kernel takes it
+		[ -z "${MODPUBKEY_EXTRA:-}" ] || sha256sum $MODPUBKEY_EXTRA
 		if [ "$phase" = signed ] && [ -n "${MODSIGN_PKG_SIGNATURES:-}" ]; then
 			sha256sum "$MODSIGN_PKG_MANIFEST"
 			find "$MODSIGN_PKG_SIGNATURES" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
@@ -144,6 +162,9 @@ rpm)
 	fi
 	if [ -n "${MODPUBKEY:-}" ]; then
 		defs+=(--define "modpubkey $MODPUBKEY")
+	fi
+	if [ -n "${MODPUBKEY_EXTRA:-}" ]; then
+		defs+=(--define "modpubkey_extra $MODPUBKEY_EXTRA")
 	fi
 	if [ -n "${MODSIGN_PKG_MANIFEST:-}" ]; then
 		defs+=(--define "modsign_manifest $MODSIGN_PKG_MANIFEST")

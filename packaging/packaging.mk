@@ -5,7 +5,9 @@
 # changes (packaging/build-package.sh keeps the stamp).
 #
 # Keys: MODSECKEY=... MODPUBKEY=... on the command line or in the
-# environment, or neither for an ephemeral key made by the kernel build.
+# environment, or neither for an ephemeral key made by the kernel build;
+# MODPUBKEY_EXTRA=... with either, for further public keys the kernel
+# trusts (a DKMS key).
 # Signing off the build host: MODPUBKEY=... MODSIGN_PKG_MANIFEST=FILE (the
 # unsigned build), then also MODSIGN_PKG_SIGNATURES=DIR (the signed build);
 # see packaging/README.md.
@@ -15,6 +17,7 @@ PKGOUT ?= $(VBUILD)/packages/$(KCONFIG)
 pkg-env = TOP=$(CURDIR) TARBALL=$(TARBALL) KVER=$(KVER) KCONFIG=$(KCONFIG) JOBS=$(JOBS) \
 	FRAGMENT=$(FRAGMENT) KSRC=$(KSRC) \
 	$(if $(MODSECKEY),MODSECKEY=$(MODSECKEY)) $(if $(MODPUBKEY),MODPUBKEY=$(MODPUBKEY)) \
+	$(if $(MODPUBKEY_EXTRA),MODPUBKEY_EXTRA="$(MODPUBKEY_EXTRA)") \
 	$(if $(MODSIGN_PKG_MANIFEST),MODSIGN_PKG_MANIFEST=$(MODSIGN_PKG_MANIFEST)) \
 	$(if $(MODSIGN_PKG_SIGNATURES),MODSIGN_PKG_SIGNATURES=$(MODSIGN_PKG_SIGNATURES))
 

@@ -11,7 +11,9 @@ pkg_dir=${MODSIGN_PKG_DIR:-$BUILD/packages/small}
 
 # The two key paths of the recipes, one per package kind: the rpm is
 # signed with a packager's own key given as MODSECKEY/MODPUBKEY, the deb
-# with the ephemeral key its kernel build makes.
+# with the ephemeral key its kernel build makes.  The deb's kernel also
+# trusts the packager's key, given as MODPUBKEY_EXTRA: the key DKMS signs
+# with on its installed system.
 pkg_packager_key=$(testkey packager)
 # The 8-byte key ID modinfo shows: the fingerprint's last 16 hex digits.
 # shellcheck disable=SC2034 # used by the tests that source this file
@@ -50,7 +52,8 @@ build_packages() {
 	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" \
 		MODSECKEY="$pkg_packager_key/sec" MODPUBKEY="$pkg_packager_key/pub" rpm &
 	pids+=("$!")
-	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" deb &
+	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" \
+		MODPUBKEY_EXTRA="$pkg_packager_key/pub" deb &
 	pids+=("$!")
 	(guest_root && dkms_root && boot_root) &
 	pids+=("$!")

@@ -15,11 +15,12 @@
 #   still goes to the kernel's sign-file (PKCS#7).  By hand, make M=DIR
 #   against /lib/modules/RELEASE/build leaves modules unsigned, or signs
 #   them with MODSECKEY.
-# deb: its kernel trusts only the ephemeral key of its build, deleted
-#   since, so no module built later can load under enforce.  Installing
-#   its headers runs dkms (header_postinst.d), whose sign_file refuses
-#   the packager's key; the kernel refuses the unsigned module and still
-#   loads its own.
+# deb: its modules are signed with the ephemeral key of its build,
+#   deleted since; the packager's key, built in beside it
+#   (MODPUBKEY_EXTRA), is the DKMS key.  Installing the headers runs dkms
+#   (header_postinst.d), which signs with it, and the module loads under
+#   enforce; a key the kernel does not know signs nothing, and the kernel
+#   refuses the unsigned module.  make M= with MODSECKEY signs too.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
@@ -248,6 +249,8 @@ if boot_cases rpm "$root/boot/vmlinuz-$krel" "$payload"; then
 fi
 
 # --- deb: installing the headers runs dkms -----------------------------
+# The deb's kernel signs its own modules with its ephemeral key, and
+# trusts the packager's key too (MODPUBKEY_EXTRA): the DKMS key here.
 new_root deb
 cp "$(image_deb)" "$(headers_deb)" "$(dkms_deb)" "$root/pkg/"
 rc=0
@@ -264,37 +267,75 @@ check "deb: /lib/modules/$krel/build is the headers tree" "/usr/src/linux-header
 	"$(readlink "$root/lib/modules/$krel/build")"
 check "deb: the headers' keyring is the kernel's" yes \
 	"$(yesno cmp -s "$ring" "$root/usr/share/doc/linux-image-$krel/modsign-pubkeys.gpg")"
+# MODPUBKEY_EXTRA comes after the ephemeral key: the keyring ends with
+# the packager's public key, and holds one key before it.
+packager_size=$(stat -c %s "$pkg_packager_key/pub")
+check "deb: the kernel's keyring ends with the DKMS key (MODPUBKEY_EXTRA)" yes \
+	"$(yesno cmp -s <(tail -c "$packager_size" "$ring") "$pkg_packager_key/pub")"
+check "deb: and starts with one other key, the ephemeral one" 2 \
+	"$(gpg --list-packets "$ring" 2>/dev/null | grep -c '^:public key packet:' || :)"
 check "deb: headers install runs dkms, which builds vpoll" 1 \
 	"$(grep -c '^Building module:' "$root.headers.log" || :)"
-check "deb: sign_file refuses a key the kernel does not trust" 1 \
-	"$(grep -c "modsign-sign-file: .*vpoll.ko: unknown-key.* with the keyring of $krel .*: not signed$" \
-		"$root.headers.log" || :)"
+check "deb: sign_file signed it with the DKMS key for $krel" 1 \
+	"$(grep -c "modsign-sign-file: .*vpoll.ko: signed for $krel$" "$root.headers.log" || :)"
 installed=$(find "$root/lib/modules/$krel" -name 'vpoll.ko*' | sed -n 1p)
 check "deb: dkms installed vpoll for $krel" yes "$(yesno test -n "$installed")"
 mod=$(built_module "$root" "$krel") || mod=/nonexistent
-check "deb: the module is unsigned" unsigned "$(verify_outcome "$ring" "$mod")"
+check "deb: the module verifies with the kernel's keyring" valid "$(verify_outcome "$ring" "$mod")"
+check "deb: the signature names the DKMS key" "$pkg_packager_keyid" \
+	"$(modinfo -F sig_key "$mod" 2>/dev/null | tr -d ':' | tr 'A-F' 'a-f')"
+
+payload=$(scratch dkms-deb-guest)/payload
+mkdir -p "$payload/modules"
+[ ! -f "$mod" ] || cp "$mod" "$payload/modules/vpoll-dkms.ko"
+
+# A key the kernel does not know: sign_file refuses, the module stays unsigned.
+dkms_key "$root" outsider
+in_root "$root" "dkms remove vpoll/0.1 -k $krel" >"$root.dkms-remove.log" 2>&1
+rc=0
+in_root "$root" "dkms build vpoll/0.1 -k $krel" >"$root.dkms-outsider.log" 2>&1 || rc=$?
+check "deb: dkms build with an unknown key (dkms ignores sign_file's status)" 0 "$rc"
+check "deb: sign_file refuses a key the kernel does not trust" 1 \
+	"$(grep -c "modsign-sign-file: .*vpoll.ko: unknown-key.* with the keyring of $krel .*: not signed$" \
+		"$root.dkms-outsider.log" || :)"
+mod=$(built_module "$root" "$krel") || mod=/nonexistent
+check "deb: the module is left unsigned" unsigned "$(verify_outcome "$ring" "$mod")"
+[ ! -f "$mod" ] || cp "$mod" "$payload/modules/vpoll-refused.ko"
+
 rc=0
 in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod modules" \
 	>"$root.extmod.log" 2>&1 || rc=$?
 check "deb: make M= against the installed headers" 0 "$rc"
 check "deb: make M= with no key: NOSIGN for each module" 2 \
 	"$(grep -c '^  NOSIGN  /root/extmod/extmod_[ab].ko$' "$root.extmod.log" || :)"
+rc=0
+in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod MODSECKEY=/etc/modsign/packager.sec modules" \
+	>"$root.extmod-signed.log" 2>&1 || rc=$?
+check "deb: make M= MODSECKEY=the DKMS key against the installed headers" 0 "$rc"
+check "deb: make M= MODSECKEY=the DKMS key: valid for the kernel" valid \
+	"$(verify_outcome "$ring" "$root/root/extmod/extmod_a.ko")"
+cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-signed.ko"
 
-payload=$(scratch dkms-deb-guest)/payload
-mkdir -p "$payload/modules"
-[ ! -f "$mod" ] || cp "$mod" "$payload/modules/vpoll-unsigned.ko"
 own=$(find "$root/lib/modules/$krel/kernel" -name 'crc7.ko*' | sed -n 1p)
 case "$own" in
 *.xz) xz -dc "$own" >"$payload/modules/crc7.ko" ;;
 *) cp "$own" "$payload/modules/crc7.ko" ;;
 esac
-printf '%s\n' "vpoll-unsigned vpoll-unsigned.ko vpoll" "crc7 crc7.ko crc7" >"$payload/cases.list"
+# In this order, so that each taint is the one its load adds: the
+# kernel's own module, the refused one (no taint), then the out-of-tree
+# ones (4096, TAINT_OOT_MODULE; never 8192, the unsigned-module taint).
+printf '%s\n' "crc7 crc7.ko crc7" "vpoll-refused vpoll-refused.ko vpoll" \
+	"vpoll-dkms vpoll-dkms.ko vpoll" "extmod-signed extmod-signed.ko extmod_a" >"$payload/cases.list"
 if boot_cases deb "$root/boot/vmlinuz-$krel" "$payload"; then
 	log=$(cat "$payload.log-path")
-	check "deb guest: the unsigned dkms module is refused" \
-		"EKEYREJECTED 0" "$(guest_result "$log" vpoll-unsigned)"
 	check "deb guest: the kernel's own module loads untainted" \
 		"OK 0" "$(guest_result "$log" crc7)"
+	check "deb guest: the module sign_file refused to sign is refused" \
+		"EKEYREJECTED 0" "$(guest_result "$log" vpoll-refused)"
+	check "deb guest: the dkms module signed with the DKMS key loads (out-of-tree taint only)" \
+		"OK 4096" "$(guest_result "$log" vpoll-dkms)"
+	check "deb guest: make M= with the DKMS key loads (out-of-tree taint only)" \
+		"OK 4096" "$(guest_result "$log" extmod-signed)"
 fi
 
 finish
