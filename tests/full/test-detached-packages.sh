@@ -30,10 +30,9 @@ pkg_kversion=$(make -s -C "$KSRC" kernelversion)
 # the deb's kernel release, as the recipe's debian/rules makes it from
 # its changelog (with the version build-package.sh puts in)
 relcheck=$(scratch detached-krel)
-mkdir -p "$relcheck/debian"
-cp "$pkg_top/packaging/deb/debian/rules" "$relcheck/debian/"
-sed "s/@KVERSION@/$pkg_kversion/g" "$pkg_top/packaging/deb/debian/changelog" >"$relcheck/debian/changelog"
-deb_krel=$(cd "$relcheck" && make -s --no-print-directory -f debian/rules print-krel)
+mkdir -p "$relcheck"
+sed "s/@KVERSION@/$pkg_kversion/g" "$pkg_top/packaging/deb/debian/changelog" >"$relcheck/changelog"
+deb_krel=$(rules_krel "$relcheck" "$relcheck/changelog")
 # Both builds of a kind must make the same modules: the same time.
 SOURCE_DATE_EPOCH=$(date +%s)
 export SOURCE_DATE_EPOCH

@@ -99,6 +99,16 @@ loaded_count() {
 	echo "$n${bad:+ (not:$bad)}"
 }
 
+# rules_krel DIR CHANGELOG: the kernel release the recipe's debian/rules
+# makes of CHANGELOG (print-krel, the one place the rule lives), run in
+# DIR/debian with copies of both; its messages and status are the rules'.
+rules_krel() {
+	mkdir -p "$1/debian"
+	cp "$pkg_top/packaging/deb/debian/rules" "$1/debian/rules"
+	cp "$2" "$1/debian/changelog"
+	(cd "$1" && make -s --no-print-directory -f debian/rules print-krel)
+}
+
 # One file matching a glob, or a failure naming the glob.
 one_file() {
 	local -a hits

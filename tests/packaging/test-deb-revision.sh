@@ -11,15 +11,13 @@ here=$(dirname "$(realpath "$0")")
 . "$here/common.sh"
 
 dir=$(scratch deb-revision)
-mkdir -p "$dir/debian"
-cp "$pkg_top/packaging/deb/debian/rules" "$dir/debian/rules"
 
 # krel VERSION: what the rules make of a changelog at VERSION, and status
 krel() {
 	local rc=0 out
 	printf 'linux-modsign (%s) unstable; urgency=medium\n\n  * Test.\n\n -- Test <test@modsign.invalid>  Fri, 04 Dec 2026 00:00:00 +0000\n' \
-		"$1" >"$dir/debian/changelog"
-	out=$(cd "$dir" && make -s --no-print-directory -f debian/rules print-krel 2>&1) || rc=$?
+		"$1" >"$dir/changelog"
+	out=$(rules_krel "$dir" "$dir/changelog" 2>&1) || rc=$?
 	printf '%s|%s' "$rc" "$out"
 }
 
@@ -30,7 +28,7 @@ check "deb revision: a binNMU (-3+b2) keeps the release of -3" \
 check "deb revision: a dotted revision (-2.1) is kept whole" \
 	"0|6.1.192-2.1-modsign" "$(krel 6.1.192-2.1)"
 check "deb revision: a backport's ~ is refused, naming the changelog" \
-	"2|debian/rules:$(grep -n -F 'error debian/changelog' "$dir/debian/rules" | cut -d: -f1): *** debian/changelog: revision '1~bpo12+1' cannot be part of a package name (0-9 a-z . +).  Stop." \
+	"2|debian/rules:$(grep -n -F 'error debian/changelog' "$pkg_top/packaging/deb/debian/rules" | cut -d: -f1): *** debian/changelog: revision '1~bpo12+1' cannot be part of a package name (0-9 a-z . +).  Stop." \
 	"$(krel 6.1.192-1~bpo12+1)"
 check "deb revision: capitals are refused" 2 "$(krel 6.1.192-A1 | cut -d'|' -f1)"
 finish
