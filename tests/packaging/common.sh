@@ -11,10 +11,12 @@ pkg_dir=${MODSIGN_PKG_DIR:-$BUILD/packages/small}
 
 # The two key paths of the recipes, one per package kind: the rpm is
 # signed with a packager's own key given as MODSECKEY/MODPUBKEY, the deb
-# with the ephemeral key its kernel build makes.  The deb's kernel also
-# trusts the packager's key, given as MODPUBKEY_EXTRA: the key DKMS signs
-# with on its installed system.
+# with the ephemeral key its kernel build makes.  Each kernel trusts one
+# more key, given as MODPUBKEY_EXTRA: the deb's the packager's, the key
+# DKMS signs with on its installed system; the rpm's the test key
+# "second", which signs nothing there.
 pkg_packager_key=$(testkey packager)
+pkg_rpm_extra_key=$(testkey second)
 # The 8-byte key ID modinfo shows: the fingerprint's last 16 hex digits.
 # shellcheck disable=SC2034 # used by the tests that source this file
 pkg_packager_keyid=$(tr 'A-F' 'a-f' <"$pkg_packager_key/fpr" | sed 's/.*\(.\{16\}\)$/\1/')
@@ -50,7 +52,8 @@ build_packages() {
 	local -a pids=()
 	kver=$(kernel_series "$KSRC")
 	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" \
-		MODSECKEY="$pkg_packager_key/sec" MODPUBKEY="$pkg_packager_key/pub" rpm &
+		MODSECKEY="$pkg_packager_key/sec" MODPUBKEY="$pkg_packager_key/pub" \
+		MODPUBKEY_EXTRA="$pkg_rpm_extra_key/pub" rpm &
 	pids+=("$!")
 	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small JOBS="${JOBS:-$(nproc)}" \
 		MODPUBKEY_EXTRA="$pkg_packager_key/pub" deb &

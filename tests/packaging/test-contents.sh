@@ -5,7 +5,8 @@
 # modules.order that names every one of them, but none of depmod's output
 # (the install makes it: deb postinst, rpm %post, which the packages
 # carry, with the distributions' kernel hooks); the public keyring built
-# into the kernel, in a doc path, by which every packaged module verifies;
+# into the kernel, in a doc path, by which every packaged module verifies,
+# MODPUBKEY_EXTRA's keys after the signing key;
 # no throwaway X.509 key built in; and kernel releases that let two builds
 # install side by side (every file names the release; the rpm's carries
 # its package release).
@@ -44,6 +45,7 @@ check_contents() {
 		"$(grep '^CONFIG_MODULE_SIG_KEY=' "$dir/boot/config-$rel" 2>/dev/null)"
 
 	keyring=$dir/${3//REL/$rel}
+	shipped_ring=$keyring
 	check "$kind: the kernel's public keyring is shipped (${3//REL/$rel})" yes \
 		"$([ -s "$keyring" ] && echo yes || echo no)"
 	[ -s "$keyring" ] || return 0
@@ -56,8 +58,19 @@ check_contents() {
 	check "$kind: every packaged module verifies with the shipped keyring" "$want" "$valid"
 }
 
+# The keyring is MODPUBKEY's keys, then MODPUBKEY_EXTRA's (common.sh: the
+# rpm's extra key is the test key "second", the deb's the packager's).
+shipped_ring=/nonexistent
 check_contents rpm "$(kernel_rpm)" usr/share/doc/kernel-keys/REL/modsign-pubkeys.gpg
+check "rpm: the keyring is the packager's key, then MODPUBKEY_EXTRA's" same \
+	"$(cat "$pkg_packager_key/pub" "$pkg_rpm_extra_key/pub" | cmp -s - "$shipped_ring" && echo same || echo differs)"
+shipped_ring=/nonexistent
 check_contents deb "$(image_deb)" usr/share/doc/linux-image-REL/modsign-pubkeys.gpg
+packager_size=$(stat -c %s "$pkg_packager_key/pub")
+check "deb: the keyring ends with MODPUBKEY_EXTRA's key, the packager's" same \
+	"$(tail -c "$packager_size" "$shipped_ring" 2>/dev/null | cmp -s - "$pkg_packager_key/pub" && echo same || echo differs)"
+check "deb: and holds one other key before it, the ephemeral one" 2 \
+	"$(gpg --list-packets "$shipped_ring" 2>/dev/null | grep -c '^:public key packet:' || :)"
 
 # The install scripts, as the packages carry them (the guest test runs them).
 rpm=$(kernel_rpm)
