@@ -70,15 +70,32 @@ use_suite() {
 	fi
 }
 
-# run_script SCRIPT: run one test script of the current suite and count
-# its cases
-run_script() {
-	local t=$1 name log start rc p f
-	name=$prefix$(basename "$(dirname "$t")")/$(basename "$t" .sh)
-	log="$logdir/$(basename "$(dirname "$t")")-$(basename "$t" .sh).log"
-	echo "=== $name"
+# script_name SCRIPT, script_log SCRIPT: the name it is reported under
+# and its log, in the current suite
+script_name() { echo "$prefix$(basename "$(dirname "$1")")/$(basename "$1" .sh)"; }
+script_log() { echo "$logdir/$(basename "$(dirname "$1")")-$(basename "$1" .sh).log"; }
+
+# exec_script SCRIPT: run one test script of the current suite into its
+# log; its status and time go to LOG.status
+exec_script() {
+	local t=$1 log start rc
+	log=$(script_log "$t")
 	start=$SECONDS
 	if "$t" >"$log" 2>&1; then rc=0; else rc=$?; fi
+	echo "$rc $((SECONDS - start))" >"$log.status"
+}
+
+# report_script SCRIPT: count the cases of a script exec_script ran
+report_script() {
+	local t=$1 name log rc secs p f
+	name=$(script_name "$t")
+	log=$(script_log "$t")
+	# No status: the script's shell itself was killed.
+	rc=255 secs='?'
+	if [ -f "$log.status" ]; then
+		read -r rc secs <"$log.status"
+		rm -f "$log.status"
+	fi
 	# awk, not grep: a log with no case in it is a result to report
 	# below, not an error to silence.
 	awk -v p="$prefix" '/^(PASS|FAIL) / { sub(/ /, " " p); print }' "$log"
@@ -92,13 +109,21 @@ run_script() {
 		echo "FAIL $name: reported no case at all (log: $log)"
 		f=1
 	fi
-	echo "--- $name: $p passed, $f failed in $((SECONDS - start))s (log: $log)"
+	echo "--- $name: $p passed, $f failed in ${secs}s (log: $log)"
 	if [ "$f" -ne 0 ]; then
 		recap+=("$name: $f failed, first: $(awk '/^FAIL / { sub(/^FAIL /, ""); print; exit }' "$log" |
 			cut -c1-160)")
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+}
+
+# run_script SCRIPT: run one test script of the current suite and count
+# its cases
+run_script() {
+	echo "=== $(script_name "$1")"
+	exec_script "$1"
+	report_script "$1"
 }
 
 # The package tests run last, after every version's other tests: the
@@ -158,10 +183,28 @@ for pb in "${prebuilds[@]}"; do
 		echo "--- background package build: failed, waited $((SECONDS - start))s; the package tests build again"
 	fi
 done
+# With the package build done, nothing else runs: the package tests run
+# JOBS at a time, as most of them wait on one QEMU, one compressor or
+# one linter.  Each has its own scratch directory and reads the packages
+# only.  They are reported in order, once all have ended.
+start=$SECONDS
+for d in "${deferred[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-2}" ]; do
+		wait -n || :
+	done
+	suite=${d%%$'\t'*}
+	use_suite "${suite%%=*}" "${suite#*=}"
+	echo "=== $(script_name "${d#*$'\t'}") (started)"
+	exec_script "${d#*$'\t'}" &
+done
+wait
+if [ "${#deferred[@]}" -ne 0 ]; then
+	echo "--- package tests, ${JOBS:-2} at a time: $((SECONDS - start))s"
+fi
 for d in "${deferred[@]}"; do
 	suite=${d%%$'\t'*}
 	use_suite "${suite%%=*}" "${suite#*=}"
-	run_script "${d#*$'\t'}"
+	report_script "${d#*$'\t'}"
 done
 
 if [ "${#recap[@]}" -ne 0 ]; then

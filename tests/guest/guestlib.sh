@@ -16,9 +16,10 @@ loader="$guest_dir/loader"
 
 guest_loader() {
 	mkdir -p "$guest_dir"
-	gcc -static -O2 -Wall -Wextra -o "$loader.tmp" \
+	# A file of its own: tests that run side by side build it too.
+	gcc -static -O2 -Wall -Wextra -o "$loader.tmp.$$" \
 		"$(dirname "${BASH_SOURCE[0]}")/loader.c"
-	mv "$loader.tmp" "$loader"
+	mv "$loader.tmp.$$" "$loader"
 }
 
 # guest_workdir NAME: a fresh scratch directory for one guest test, with

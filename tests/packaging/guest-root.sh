@@ -16,13 +16,17 @@ out=$1
 # What the root holds: a change here makes a new one.  linux-base:
 # linux-update-symlinks, which the kernel deb's scripts run.
 include=kmod,rpm,linux-base${2:+,$2}
+mkdir -p "$(dirname "$out")"
+# Package tests run side by side and may ask for the same root at once:
+# one makes it, the others wait for it.
+exec 9>"$out.lock"
+flock 9
 [ -s "$out" ] && [ "$(cat "$out.include" 2>/dev/null)" = "$include" ] && exit 0
 
 if ! command -v mmdebstrap >/dev/null; then
 	echo "guest-root: mmdebstrap missing (scripts/install-deps.sh test installs it)" >&2
 	exit 1
 fi
-mkdir -p "$(dirname "$out")"
 root=$(mktemp -d "$out.root.XXXXXX")
 trap 'rm -rf "$root"' EXIT
 
@@ -42,6 +46,6 @@ if [[ "$out" = *.tar ]]; then
 fi
 mkdir "$root/tree"
 tar -xf "$root/root.tar" -C "$root/tree"
-(cd "$root/tree" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
-mv "$out.tmp" "$out"
+(cd "$root/tree" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) | gzip -1 >"$root/out.cpio.gz"
+mv "$root/out.cpio.gz" "$out"
 echo "$include" >"$out.include"
