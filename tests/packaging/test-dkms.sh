@@ -112,6 +112,49 @@ boot_cases() {
 	echo "$log" >"$3.log-path"
 }
 
+# unknown_key_build KIND: dkms builds vpoll again, with a key the kernel
+# does not know: sign_file refuses it, and the module is left unsigned,
+# with no partial file beside it.  A copy goes to the payload as
+# vpoll-refused.ko; mod is left naming the module.
+unknown_key_build() {
+	local rc=0
+	dkms_key "$root" outsider
+	in_root "$root" "dkms remove vpoll/0.1 -k $krel" >>"$root.dkms-remove.log" 2>&1
+	in_root "$root" "dkms build vpoll/0.1 -k $krel" >"$root.dkms-outsider.log" 2>&1 || rc=$?
+	check "$1: dkms build with an unknown key (dkms ignores sign_file's status)" 0 "$rc"
+	check "$1: sign_file refuses the key the kernel does not know" 1 \
+		"$(grep -c "modsign-sign-file: .*vpoll.ko: unknown-key.* with the keyring of $krel .*: not signed$" \
+			"$root.dkms-outsider.log" || :)"
+	mod=$(built_module "$root" "$krel") || mod=/nonexistent
+	check "$1: the module is left unsigned" unsigned "$(verify_outcome "$ring" "$mod")"
+	check "$1: no partial file left beside it" "" \
+		"$(find "$root/var/lib/dkms/vpoll/0.1" -name '*.modsign.*' -printf '%P ')"
+	[ ! -f "$mod" ] || cp "$mod" "$payload/modules/vpoll-refused.ko"
+}
+
+# extmod_builds KIND: make M= against the installed tree, as a user
+# builds a module by hand: with no key, NOSIGN and unsigned; with
+# MODSECKEY the packager's key, valid for the kernel.  Copies go to the
+# payload as extmod-unsigned.ko and extmod-signed.ko.
+extmod_builds() {
+	local rc=0
+	in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod modules" \
+		>"$root.extmod.log" 2>&1 || rc=$?
+	check "$1: make M= against the installed tree" 0 "$rc"
+	check "$1: make M= with no key: NOSIGN for each module" 2 \
+		"$(grep -c '^  NOSIGN  /root/extmod/extmod_[ab].ko$' "$root.extmod.log" || :)"
+	check "$1: make M= with no key: unsigned" unsigned \
+		"$(verify_outcome "$ring" "$root/root/extmod/extmod_a.ko")"
+	cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-unsigned.ko"
+	rc=0
+	in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod MODSECKEY=/etc/modsign/packager.sec modules" \
+		>"$root.extmod-signed.log" 2>&1 || rc=$?
+	check "$1: make M= MODSECKEY= against the installed tree" 0 "$rc"
+	check "$1: make M= MODSECKEY=: valid for the kernel" valid \
+		"$(verify_outcome "$ring" "$root/root/extmod/extmod_a.ko")"
+	cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-signed.ko"
+}
+
 # --- rpm: the packager's key is the kernel's ---------------------------
 guest_loader
 new_root rpm
@@ -135,16 +178,16 @@ payload=$(scratch dkms-rpm-guest)/payload
 mkdir -p "$payload/modules"
 : >"$payload/cases.list"
 
-# packager_signed HOW LOG: dkms's module, signed by sign_file with HOW
-# (LOG says so once), verifies with the kernel's keyring and names the
-# packager's key; leaves its path in mod
+# packager_signed KIND HOW LOG: dkms's module, signed by sign_file with
+# HOW (LOG says so once), verifies with the kernel's keyring and names
+# the packager's key; leaves its path in mod
 packager_signed() {
-	check "rpm: $1: sign_file signed it for $krel" 1 \
-		"$(grep -c "modsign-sign-file: .*vpoll.ko: signed for $krel$" "$2" || :)"
+	check "$1: $2: sign_file signed it for $krel" 1 \
+		"$(grep -c "modsign-sign-file: .*vpoll.ko: signed for $krel$" "$3" || :)"
 	mod=$(built_module "$root" "$krel") || mod=/nonexistent
-	check "rpm: $1: the module verifies with the kernel's keyring" valid \
+	check "$1: $2: the module verifies with the kernel's keyring" valid \
 		"$(verify_outcome "$ring" "$mod")"
-	check "rpm: $1: the signature names the packager's key" "$pkg_packager_keyid" \
+	check "$1: $2: the signature names the packager's key" "$pkg_packager_keyid" \
 		"$(modinfo -F sig_key "$mod" 2>/dev/null | tr -d ':' | tr 'A-F' 'a-f')"
 }
 
@@ -155,7 +198,7 @@ in_root "$root" "dkms install vpoll/0.1 -k $krel" >"$root.dkms-packager.log" 2>&
 check "rpm: dkms install with the kernel's key" 0 "$rc"
 check "rpm: dkms called modsign-sign-file" 1 \
 	"$(grep -c "^Sign command: /usr/lib/modsign/modsign-sign-file$" "$root.dkms-packager.log" || :)"
-packager_signed "the packager's key file" "$root.dkms-packager.log"
+packager_signed rpm "the packager's key file" "$root.dkms-packager.log"
 installed=$(find "$root/lib/modules/$krel" -name 'vpoll.ko*' -printf '%P\n')
 check "rpm: dkms installed it for $krel" yes "$(yesno test -n "$installed")"
 check "rpm: depmod indexed it" yes \
@@ -164,19 +207,7 @@ check "rpm: depmod indexed it" yes \
 echo "vpoll-packager vpoll-packager.ko vpoll" >>"$payload/cases.list"
 
 # A key the kernel does not know: sign_file refuses, the module stays unsigned.
-dkms_key "$root" outsider
-in_root "$root" "dkms remove vpoll/0.1 -k $krel" >"$root.dkms-remove.log" 2>&1
-rc=0
-in_root "$root" "dkms build vpoll/0.1 -k $krel" >"$root.dkms-outsider.log" 2>&1 || rc=$?
-check "rpm: dkms build with an unknown key (dkms ignores sign_file's status)" 0 "$rc"
-check "rpm: sign_file refuses the key the kernel does not know" 1 \
-	"$(grep -c "modsign-sign-file: .*vpoll.ko: unknown-key.* with the keyring of $krel .*: not signed$" \
-		"$root.dkms-outsider.log" || :)"
-mod=$(built_module "$root" "$krel") || mod=/nonexistent
-check "rpm: the module is left unsigned" unsigned "$(verify_outcome "$ring" "$mod")"
-check "rpm: no partial file left beside it" "" \
-	"$(find "$root/var/lib/dkms/vpoll/0.1" -name '*.modsign.*' -printf '%P ')"
-[ ! -f "$mod" ] || cp "$mod" "$payload/modules/vpoll-refused.ko"
+unknown_key_build rpm
 echo "vpoll-refused vpoll-refused.ko vpoll" >>"$payload/cases.list"
 # ... and signed with it anyway, the kernel refuses it.
 if [ -f "$mod" ]; then
@@ -208,27 +239,13 @@ in_root "$root" "export GNUPGHOME=/root/.gnupg && install -d -m 0700 \$GNUPGHOME
 	gpg --batch --quiet --import /etc/modsign/packager.sec &&
 	dkms build vpoll/0.1 -k $krel" >"$root.dkms-agent.log" 2>&1 || rc=$?
 check "rpm: dkms build with the key in gpg-agent" 0 "$rc"
-packager_signed "the packager's key in gpg-agent" "$root.dkms-agent.log"
+packager_signed rpm "the packager's key in gpg-agent" "$root.dkms-agent.log"
 check "rpm: no gpg-agent of the root left running" 0 \
 	"$(ps -eo args | awk '/^gpg-agent/ && /\/root\/.gnupg/ { n++ } END { print n + 0 }')"
 
 # By hand against the installed tree: unsigned, then signed with MODSECKEY.
-rc=0
-in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod modules" \
-	>"$root.extmod.log" 2>&1 || rc=$?
-check "rpm: make M= against the installed tree" 0 "$rc"
-check "rpm: make M= with no key: NOSIGN for each module" 2 \
-	"$(grep -c '^  NOSIGN  /root/extmod/extmod_[ab].ko$' "$root.extmod.log" || :)"
-check "rpm: make M= with no key: unsigned" unsigned "$(verify_outcome "$ring" "$root/root/extmod/extmod_a.ko")"
-cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-unsigned.ko"
+extmod_builds rpm
 echo "extmod-unsigned extmod-unsigned.ko extmod_a" >>"$payload/cases.list"
-rc=0
-in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod MODSECKEY=/etc/modsign/packager.sec modules" \
-	>"$root.extmod-signed.log" 2>&1 || rc=$?
-check "rpm: make M= MODSECKEY= against the installed tree" 0 "$rc"
-check "rpm: make M= MODSECKEY=: valid for the kernel" valid \
-	"$(verify_outcome "$ring" "$root/root/extmod/extmod_a.ko")"
-cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-signed.ko"
 echo "extmod-signed extmod-signed.ko extmod_a" >>"$payload/cases.list"
 
 # Taint 4096 is TAINT_OOT_MODULE ("O"), which every module built outside
@@ -269,45 +286,19 @@ check "deb: the headers' keyring is the kernel's" yes \
 	"$(yesno cmp -s "$ring" "$root/usr/share/doc/linux-image-$krel/modsign-pubkeys.gpg")"
 check "deb: headers install runs dkms, which builds vpoll" 1 \
 	"$(grep -c '^Building module:' "$root.headers.log" || :)"
-check "deb: sign_file signed it with the DKMS key for $krel" 1 \
-	"$(grep -c "modsign-sign-file: .*vpoll.ko: signed for $krel$" "$root.headers.log" || :)"
+packager_signed deb "the DKMS key file" "$root.headers.log"
 installed=$(find "$root/lib/modules/$krel" -name 'vpoll.ko*' | sed -n 1p)
 check "deb: dkms installed vpoll for $krel" yes "$(yesno test -n "$installed")"
-mod=$(built_module "$root" "$krel") || mod=/nonexistent
-check "deb: the module verifies with the kernel's keyring" valid "$(verify_outcome "$ring" "$mod")"
-check "deb: the signature names the DKMS key" "$pkg_packager_keyid" \
-	"$(modinfo -F sig_key "$mod" 2>/dev/null | tr -d ':' | tr 'A-F' 'a-f')"
 
 payload=$(scratch dkms-deb-guest)/payload
 mkdir -p "$payload/modules"
 [ ! -f "$mod" ] || cp "$mod" "$payload/modules/vpoll-dkms.ko"
 
 # A key the kernel does not know: sign_file refuses, the module stays unsigned.
-dkms_key "$root" outsider
-in_root "$root" "dkms remove vpoll/0.1 -k $krel" >"$root.dkms-remove.log" 2>&1
-rc=0
-in_root "$root" "dkms build vpoll/0.1 -k $krel" >"$root.dkms-outsider.log" 2>&1 || rc=$?
-check "deb: dkms build with an unknown key (dkms ignores sign_file's status)" 0 "$rc"
-check "deb: sign_file refuses a key the kernel does not trust" 1 \
-	"$(grep -c "modsign-sign-file: .*vpoll.ko: unknown-key.* with the keyring of $krel .*: not signed$" \
-		"$root.dkms-outsider.log" || :)"
-mod=$(built_module "$root" "$krel") || mod=/nonexistent
-check "deb: the module is left unsigned" unsigned "$(verify_outcome "$ring" "$mod")"
-[ ! -f "$mod" ] || cp "$mod" "$payload/modules/vpoll-refused.ko"
-
-rc=0
-in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod modules" \
-	>"$root.extmod.log" 2>&1 || rc=$?
-check "deb: make M= against the installed headers" 0 "$rc"
-check "deb: make M= with no key: NOSIGN for each module" 2 \
-	"$(grep -c '^  NOSIGN  /root/extmod/extmod_[ab].ko$' "$root.extmod.log" || :)"
-rc=0
-in_root "$root" "make -C /lib/modules/$krel/build M=/root/extmod MODSECKEY=/etc/modsign/packager.sec modules" \
-	>"$root.extmod-signed.log" 2>&1 || rc=$?
-check "deb: make M= MODSECKEY=the DKMS key against the installed headers" 0 "$rc"
-check "deb: make M= MODSECKEY=the DKMS key: valid for the kernel" valid \
-	"$(verify_outcome "$ring" "$root/root/extmod/extmod_a.ko")"
-cp "$root/root/extmod/extmod_a.ko" "$payload/modules/extmod-signed.ko"
+unknown_key_build deb
+# By hand against the installed headers: unsigned, then signed with the
+# DKMS key as MODSECKEY.
+extmod_builds deb
 
 own=$(find "$root/lib/modules/$krel/kernel" -name 'crc7.ko*' | sed -n 1p)
 case "$own" in
@@ -318,13 +309,16 @@ esac
 # kernel's own module, the refused one (no taint), then the out-of-tree
 # ones (4096, TAINT_OOT_MODULE; never 8192, the unsigned-module taint).
 printf '%s\n' "crc7 crc7.ko crc7" "vpoll-refused vpoll-refused.ko vpoll" \
-	"vpoll-dkms vpoll-dkms.ko vpoll" "extmod-signed extmod-signed.ko extmod_a" >"$payload/cases.list"
+	"extmod-unsigned extmod-unsigned.ko extmod_a" "vpoll-dkms vpoll-dkms.ko vpoll" \
+	"extmod-signed extmod-signed.ko extmod_a" >"$payload/cases.list"
 if boot_cases deb "$root/boot/vmlinuz-$krel" "$payload"; then
 	log=$(cat "$payload.log-path")
 	check "deb guest: the kernel's own module loads untainted" \
 		"OK 0" "$(guest_result "$log" crc7)"
 	check "deb guest: the module sign_file refused to sign is refused" \
 		"EKEYREJECTED 0" "$(guest_result "$log" vpoll-refused)"
+	check "deb guest: make M= unsigned is refused" \
+		"EKEYREJECTED 0" "$(guest_result "$log" extmod-unsigned)"
 	check "deb guest: the dkms module signed with the DKMS key loads (out-of-tree taint only)" \
 		"OK 4096" "$(guest_result "$log" vpoll-dkms)"
 	check "deb guest: make M= with the DKMS key loads (out-of-tree taint only)" \
