@@ -23,9 +23,11 @@
 #        linux-signed-modsign, which holds only the signatures (.dsc), and
 #        builds it: the unsigned image's files with the signatures
 #        attached, nothing compiled (packaging/deb/signed).
-#   rpm: the unsigned build keeps no package; the signed build is the same
-#        build again (same SOURCE_DATE_EPOCH, so the same modules), which
-#        attaches the signatures.
+#   rpm: the unsigned build keeps its rpms in OUTDIR/unsigned (not for
+#        installing) and the tools that attach (OUTDIR/tools); the signed
+#        build repacks the kernel rpm with the signatures attached
+#        (packaging/rpm/repack.sh, openSUSE's pesign-repackage shape),
+#        nothing compiled, and takes the other rpms as they are.
 set -euo pipefail
 
 if [ "$#" -ne 2 ]; then
@@ -107,13 +109,17 @@ if [ "$phase" = signed ] && [ -f "$out/.inputs" ] && [ "$(cat "$out/.inputs")" =
 	exit 0
 fi
 
-# The deb's signed build repacks what the unsigned build left in OUTDIR.
+# The signed build repacks what the unsigned build left in OUTDIR.
 template=no
 if [ "$kind" = deb ] && [ -n "${MODSIGN_PKG_SIGNATURES:-}" ]; then
 	template=yes
 	rm -rf "$out/work" "$out/.inputs"
 	find "$out" -maxdepth 1 -type f -name 'linux-signed-modsign*' -delete
 	find "$out" -maxdepth 1 -type f -name 'linux-image-*_amd64.deb' ! -name '*-unsigned_*' ! -name '*-dbg_*' -delete
+elif [ "$kind" = rpm ] && [ -n "${MODSIGN_PKG_SIGNATURES:-}" ]; then
+	template=yes
+	rm -rf "$out/work" "$out/.inputs"
+	find "$out" -maxdepth 1 -type f -name '*.rpm' -delete
 else
 	rm -rf "$out"
 fi
@@ -135,7 +141,7 @@ start=$SECONDS
 echo "build-package: building $kind packages of $kversion ($KCONFIG config), log in $log"
 
 what=$kind
-[ "$template" = no ] || what=deb-signed
+[ "$template" = no ] || what=$kind-signed
 case "$what" in
 rpm)
 	top=$work/rpmbuild
@@ -180,7 +186,31 @@ rpm)
 		echo "build-package: rpmbuild failed, log in $log (build tree kept in $work)" >&2
 		exit 1
 	fi
-	cp "$top"/RPMS/*/*.rpm "$top"/SRPMS/*.rpm "$out/"
+	if [ "$phase" = unsigned ]; then
+		# Not for installing: the signed build repacks them.
+		mkdir -p "$out/unsigned" "$out/tools"
+		cp "$top"/RPMS/*/*.rpm "$top"/SRPMS/*.rpm "$out/unsigned/"
+		install -m 0755 "$top/BUILD/linux-source-$KVER/obj/scripts/modsign/pgp-attach" \
+			"$top/BUILD/linux-source-$KVER/obj/scripts/modsign/pgp-verify" "$out/tools/"
+	else
+		cp "$top"/RPMS/*/*.rpm "$top"/SRPMS/*.rpm "$out/"
+	fi
+	;;
+rpm-signed)
+	if ! unsigned=$(ls "$out"/unsigned/kernel-modsign-[0-9]*.x86_64.rpm 2>/dev/null) ||
+		[ ! -x "$out/tools/pgp-attach" ]; then
+		echo "build-package: no unsigned kernel rpm and tools in $out: the unsigned build (MODSIGN_PKG_MANIFEST alone) comes first" >&2
+		exit 1
+	fi
+	if ! TMPDIR=$work bash "$here/rpm/repack.sh" "$unsigned" "$MODSIGN_PKG_MANIFEST" \
+		"$MODSIGN_PKG_SIGNATURES" "$out/tools" "$work/signed" >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		echo "build-package: the signed repack failed, log in $log (build tree kept in $work)" >&2
+		exit 1
+	fi
+	# Signing changes the kernel package only.
+	find "$out/unsigned" -maxdepth 1 -name '*.rpm' ! -name "$(basename "$unsigned")" -exec cp {} "$out/" \;
+	cp "$work/signed/$(basename "$unsigned")" "$out/"
 	;;
 deb-signed)
 	if ! unsigned=$(ls "$out/linux-image-$kversion-"*-modsign-unsigned_*_amd64.deb 2>/dev/null) ||
@@ -276,12 +306,6 @@ esac
 # The build trees are large and the ephemeral secret key must not outlive
 # the build; the packages and the log are what is kept.
 rm -rf "$work"
-if [ "$phase" = unsigned ] && [ "$kind" = rpm ]; then
-	# Packages of unsigned modules are not for installing: only the
-	# manifest (and the log) come out of the unsigned rpm build.
-	find "$out" -maxdepth 1 -type f \( -name '*.rpm' -o -name '*.deb' -o -name '*.buildinfo' \
-		-o -name '*.changes' \) -delete
-fi
 if [ "$phase" = unsigned ]; then
 	[ -s "$MODSIGN_PKG_MANIFEST" ] || {
 		echo "build-package: the unsigned build wrote no manifest ($MODSIGN_PKG_MANIFEST)" >&2

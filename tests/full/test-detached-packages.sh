@@ -1,6 +1,6 @@
 #!/bin/bash
 # Packages signed off the build host, as a distribution would build them
-# (make check-full only: three package builds).  For each of deb and rpm:
+# (make check-full only: two package builds).  For each of deb and rpm:
 # the unsigned build (MODPUBKEY only, MODSIGN_PKG_MANIFEST) writes the
 # manifest of the packaged modules; the manifest is signed with the
 # packager's key in a mount and network namespace that holds the key and
@@ -12,8 +12,12 @@
 #        build's source (.dsc) holds only debian/ and the signatures, it
 #        compiles nothing, and its image holds the unsigned image's files
 #        with the signatures appended.
-#   rpm: the unsigned build keeps no package; the signed build is the same
-#        build again.
+#   rpm: openSUSE's pesign-repackage shape.  The unsigned build keeps its
+#        rpms aside (OUTDIR/unsigned); the signed build repacks the kernel
+#        rpm, compiling nothing: the same header (dependencies, scriptlets,
+#        files with their modes, owners and flags, changelog, build time)
+#        and the same files, the modules with the signatures appended; the
+#        other rpms are the unsigned build's, unchanged.
 # MODSIGN_TEST_KINDS (default "deb rpm") picks the kinds.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
@@ -61,8 +65,10 @@ for kind in ${MODSIGN_TEST_KINDS:-deb rpm}; do
 		unsigned=$(one_file "$top/deb/linux-image-*-modsign-unsigned_*_amd64.deb") || unsigned=
 		[ -z "$unsigned" ] || unpack "$unsigned" "$work/unsigned"
 	else
-		check "$kind: the unsigned build keeps no package" 0 \
-			"$(find "$top/$kind" -maxdepth 1 \( -name '*.deb' -o -name '*.rpm' \) | wc -l)"
+		check "$kind: the unsigned build keeps its rpms aside, none for installing" "0 5" \
+			"$(find "$top/$kind" -maxdepth 1 -name '*.rpm' | wc -l) $(find "$top/$kind/unsigned" -maxdepth 1 -name '*.rpm' | wc -l)"
+		unsigned=$(one_file "$top/rpm/unsigned/kernel-modsign-[0-9]*.x86_64.rpm") || unsigned=
+		[ -z "$unsigned" ] || unpack "$unsigned" "$work/unsigned"
 	fi
 
 	mkdir -m 0700 "$work/signhost"
@@ -94,6 +100,46 @@ for kind in ${MODSIGN_TEST_KINDS:-deb rpm}; do
 		done < <(find "$work/unpacked/lib/modules" -name '*.ko' -o -name '*.ko.*')
 	fi
 	check "$kind: every packaged module is validly signed by the packager's key" "$nmods" "$valid"
+	if [ "$kind" = rpm ] && [ -n "$package" ] && [ -n "$unsigned" ]; then
+		compiled=missing
+		[ ! -f "$top/rpm/build-signed.log" ] ||
+			compiled=$(awk '/^[[:space:]]+(CC|LD|HOSTCC)[[:space:]]/ { n++ } END { print n + 0 }' "$top/rpm/build-signed.log")
+		check "rpm: the signed build compiles nothing" 0 "$compiled"
+		# Everything rpm records of the package but the digests and
+		# sizes of what signing changes.
+		header='%{NAME} %{EPOCH} %{VERSION} %{RELEASE} %{ARCH} %{SUMMARY} %{LICENSE} %{GROUP} %{URL}
+%{PACKAGER} %{BUILDHOST} %{BUILDTIME} %{SOURCERPM} %{PAYLOADCOMPRESSOR} %{PAYLOADFLAGS}
+%{DESCRIPTION}
+[P %{PROVIDEFLAGS:deptype} %{PROVIDENEVRS}\n][R %{REQUIREFLAGS:deptype} %{REQUIRENEVRS}\n]
+[C %{CONFLICTNEVRS}\n][O %{OBSOLETENEVRS}\n]
+[F %{FILENAMES} %{FILEMODES:octal} %{FILEUSERNAME} %{FILEGROUPNAME} %{FILEFLAGS:fflags} %{FILEMTIMES}\n]
+[L %{CHANGELOGTIME} %{CHANGELOGNAME} %{CHANGELOGTEXT}\n]'
+		rpm -qp --qf "$header" "$unsigned" >"$work/header.unsigned" 2>/dev/null
+		rpm -qp --scripts "$unsigned" >>"$work/header.unsigned" 2>/dev/null
+		rpm -qp --qf "$header" "$package" >"$work/header.signed" 2>/dev/null
+		rpm -qp --scripts "$package" >>"$work/header.signed" 2>/dev/null
+		check "rpm: the repacked rpm records what the unsigned one does ($(grep -c . "$work/header.unsigned") lines)" "" \
+			"$(diff "$work/header.unsigned" "$work/header.signed" | sed -n 2,4p | tr '\n' '|')"
+		check "rpm: the repacked rpm's name is the unsigned one's" "$(basename "$unsigned")" "$(basename "$package")"
+		same=0 others=0
+		while read -r f; do
+			u=$work/unsigned/${f#"$work/unpacked/"}
+			case "$f" in
+			*.ko)
+				[ -f "$u" ] && cmp -s -n "$(stat -c %s "$u")" "$u" "$f" &&
+					[ "$(stat -c %s "$f")" -gt "$(stat -c %s "$u")" ] && same=$((same + 1))
+				;;
+			*) cmp -s "$u" "$f" || others=$((others + 1)) ;;
+			esac
+		done < <(find "$work/unpacked" -type f)
+		check "rpm: each signed module is the unsigned rpm's module, a signature appended" "$nmods" "$same"
+		check "rpm: every other file is the unsigned rpm's" 0 "$others"
+		changed=0
+		for r in "$top"/rpm/unsigned/*.rpm; do
+			[ "$r" = "$unsigned" ] || cmp -s "$r" "$top/rpm/$(basename "$r")" || changed=$((changed + 1))
+		done
+		check "rpm: the other rpms (source, debuginfo, devel, dkms) are the unsigned build's" 0 "$changed"
+	fi
 	if [ "$kind" = deb ] && [ -n "$package" ] && [ -d "$work/unsigned" ]; then
 		# Debian's template shape: the signed build repacked, compiled nothing
 		dsc=$(one_file "$top/deb/linux-signed-modsign_*.dsc") || dsc=
