@@ -6,7 +6,8 @@
 # %doc, %config, %dir, a changelog).  The manifest is made and signed as
 # the recipes do, and the repacked rpm must record what the unsigned one
 # does, hold the same files but for the modules, each the unsigned module
-# with its signature appended and valid for the kernel's keyring.  It
+# with its signature appended and valid for the kernel's keyring, and
+# the same rpm, byte for byte, when repacked again.  It
 # refuses, writing nothing: a missing signature, a signature of another
 # module, an rpm with a trigger (which it cannot carry over).
 here=$(dirname "$(realpath "$0")")
@@ -125,6 +126,12 @@ signed=$dir/out/$(basename "$unsigned")
 check "the repacked rpm has the unsigned one's name" yes "$([ -f "$signed" ] && echo yes || echo no)"
 check "repack.sh compiles nothing" 0 \
 	"$(awk '/^[[:space:]]+(CC|LD|HOSTCC)[[:space:]]/ { n++ } END { print n + 0 }' "$dir/repack.log")"
+# Reproducible: the same inputs, another time and directory, the same rpm.
+rc=0
+(cd "$dir" && bash "$repack" "$unsigned" "$dir/manifest" "$dir/sigs" "$tools" "$dir/out-again") \
+	>"$dir/repack-again.log" 2>&1 || rc=$?
+check "repacking again gives the same rpm, byte for byte" "0 same" \
+	"$rc $(cmp -s "$signed" "$dir/out-again/$(basename "$unsigned")" && echo same || echo differs)"
 
 # Everything rpm records of the package but the digests and sizes of what
 # signing changes.
