@@ -178,6 +178,11 @@ rpm)
 	if [ -n "${MODSIGN_PKG_SIGNATURES:-}" ]; then
 		defs+=(--define "modsign_signatures $MODSIGN_PKG_SIGNATURES")
 	fi
+	# The unsigned build's tools that attach are taken from its build
+	# tree, which rpmbuild would remove (all of $work goes below).
+	if [ "$phase" = unsigned ]; then
+		defs+=(--noclean)
+	fi
 	# --nodeps: the BuildRequires name Debian packages that the rpm
 	# database here knows nothing about.
 	if ! rpmbuild -ba --nodeps "${defs[@]}" "$top/SPECS/kernel-modsign.spec" >"$log" 2>&1; then
