@@ -80,6 +80,7 @@ script_log() { echo "$logdir/$(basename "$(dirname "$1")")-$(basename "$1" .sh).
 exec_script() {
 	local t=$1 log start rc
 	log=$(script_log "$t")
+	rm -f "$log.status"
 	start=$SECONDS
 	if "$t" >"$log" 2>&1; then rc=0; else rc=$?; fi
 	echo "$rc $((SECONDS - start))" >"$log.status"
