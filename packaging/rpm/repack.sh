@@ -89,7 +89,7 @@ while IFS=$'\t' read -r mtime path; do
 	done
 done <"$work/mtimes"
 
-# deps TAG TYPE-TAG: one "Requires(post): ..." line per dependency of
+# deps TAG: one "Requires(post): ..." line per dependency of
 # TAG; the ones rpmbuild adds by itself (rpmlib features, the scriptlets'
 # interpreters, the package's own provides) are left to it.
 deps() {
