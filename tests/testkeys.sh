@@ -30,6 +30,7 @@
 #   expired   RSA-2048, made on 2020-01-01 and expired a day later
 #   outsider  RSA-2048, never built into any kernel
 #   packager  RSA-4096, a packager's own MODSECKEY/MODPUBKEY for the rpm
+#   extra     RSA-2048, the rpm kernel's MODPUBKEY_EXTRA, which signs nothing
 #   revoked   RSA-2048, pub carries a key revocation; sec is the export
 #             made before it, so modules can still be signed with it
 #   clash     RSA-2048, built into the keyring test's kernel beside an
@@ -183,7 +184,7 @@ testkey_locked() {
 	home=$dir/home
 	mkdir -m 0700 "$home"
 	case "$name" in
-	main | other | safety-other | selfrevoked | safety-rsa2560 | second | encrypt | ed25519 | dsa)
+	main | other | safety-other | selfrevoked | safety-rsa2560 | second | extra | encrypt | ed25519 | dsa)
 		local algo=rsa2048 usage=sign
 		case "$name" in
 		safety-rsa2560) algo=rsa2560 ;;

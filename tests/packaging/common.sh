@@ -14,9 +14,9 @@ pkg_dir=${MODSIGN_PKG_DIR:-$BUILD/packages/small}
 # with the ephemeral key its kernel build makes.  Each kernel trusts one
 # more key, given as MODPUBKEY_EXTRA: the deb's the packager's, the key
 # DKMS signs with on its installed system; the rpm's the test key
-# "second", which signs nothing there.
+# "extra", which signs nothing there.
 pkg_packager_key=$(testkey packager)
-pkg_rpm_extra_key=$(testkey second)
+pkg_rpm_extra_key=$(testkey extra)
 # The 8-byte key ID modinfo shows: the fingerprint's last 16 hex digits.
 # shellcheck disable=SC2034 # used by the tests that source this file
 pkg_packager_keyid=$(tr 'A-F' 'a-f' <"$pkg_packager_key/fpr" | sed 's/.*\(.\{16\}\)$/\1/')

@@ -59,7 +59,7 @@ check_contents() {
 }
 
 # The keyring is MODPUBKEY's keys, then MODPUBKEY_EXTRA's (common.sh: the
-# rpm's extra key is the test key "second", the deb's the packager's).
+# rpm's extra key is the test key "extra", the deb's the packager's).
 shipped_ring=/nonexistent
 check_contents rpm "$(kernel_rpm)" usr/share/doc/kernel-keys/REL/modsign-pubkeys.gpg
 check "rpm: the keyring is the packager's key, then MODPUBKEY_EXTRA's" same \
