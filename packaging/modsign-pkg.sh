@@ -38,6 +38,14 @@
 #       build), the signatures made from that manifest are attached, each
 #       module checked first.  MODPUBKEY is required and MODSECKEY refused:
 #       the secret key is not on the build host.
+#   modsign-pkg.sh attach-unpacked ROOT KREL KEYRING TOOLS MANIFEST SIGDIR
+#       The signed build that compiles nothing (the deb's linux-signed
+#       template, the rpm's repack): ROOT is the unsigned kernel package
+#       of release KREL, unpacked.  `sign` attaches the signatures in
+#       SIGDIR, made from MANIFEST, to ROOT/lib/modules/KREL, each module
+#       checked first against MANIFEST and KEYRING (the keyring the kernel
+#       was built with); then `compress` and `depmod-check` as in a build.
+#       TOOLS holds the unsigned build's pgp-attach and pgp-verify.
 #   modsign-pkg.sh compress KOBJ MODDIR
 #       After signing: compress every module under MODDIR as KOBJ's config
 #       asks modules_install to (CONFIG_MODULE_COMPRESS_XZ/ZSTD/GZIP; on
@@ -315,6 +323,31 @@ depmod_check() {
 	echo "$prog: depmod -e found every symbol of the modules in $moddir; its output is made at install"
 }
 
+attach_unpacked() {
+	local root=$1 krel=$2 keyring=$3 tools=$4 manifest=$5 sigdir=$6 kobj
+	local config=$root/boot/config-$krel moddir=$root/lib/modules/$krel
+	[ -r "$config" ] || die "$config: the unsigned package's config is missing"
+	[ -d "$moddir" ] || die "$moddir: no modules directory"
+	[ -s "$keyring" ] || die "$keyring: the kernel's keyring is missing or empty"
+	if [ ! -x "$tools/pgp-attach" ] || [ ! -x "$tools/pgp-verify" ]; then
+		die "$tools: pgp-attach and pgp-verify of the unsigned build are missing"
+	fi
+	tools=$(realpath "$tools")
+	# All that sign and compress read of a kernel object tree is its config
+	# and its modsign tools: a stand-in tree holds those two.
+	kobj=$(mktemp -d "${TMPDIR:-/tmp}/modsign-kobj.XXXXXX")
+	# shellcheck disable=SC2064 # the directory is known now
+	trap "rm -rf '$kobj'" EXIT
+	mkdir "$kobj/scripts"
+	cp "$config" "$kobj/.config"
+	ln -s "$tools" "$kobj/scripts/modsign"
+	# sign sets a trap of its own: each step runs in a subshell of its own
+	export MODPUBKEY=$keyring MODSIGN_PKG_MANIFEST=$manifest MODSIGN_PKG_SIGNATURES=$sigdir
+	(sign_modules "$kobj" "$moddir")
+	(compress_modules "$kobj" "$moddir")
+	depmod_check "$root" "$krel"
+}
+
 maintscripts() {
 	local debian=$1 template=$2 pkg=$3 krel=$4 s n=0
 	for s in preinst postinst prerm postrm; do
@@ -387,6 +420,10 @@ debug-vmlinux)
 	[ "$#" -eq 4 ] || die "usage: $prog debug-vmlinux VMLINUX DEBUGROOT KREL"
 	debug_vmlinux "$2" "$3" "$4"
 	;;
+attach-unpacked)
+	[ "$#" -eq 7 ] || die "usage: $prog attach-unpacked ROOT KREL KEYRING TOOLS MANIFEST SIGDIR"
+	attach_unpacked "$2" "$3" "$4" "$5" "$6" "$7"
+	;;
 depmod-check)
 	[ "$#" -eq 3 ] || die "usage: $prog depmod-check ROOT KREL"
 	depmod_check "$2" "$3"
@@ -400,7 +437,7 @@ headers)
 	headers "$2" "$3" "$4"
 	;;
 *)
-	echo "usage: $prog install-modules|split-debug|debug-vmlinux|sign|compress|depmod-check|maintscripts|headers ..." >&2
+	echo "usage: $prog install-modules|split-debug|debug-vmlinux|sign|compress|attach-unpacked|depmod-check|maintscripts|headers ..." >&2
 	exit 2
 	;;
 esac

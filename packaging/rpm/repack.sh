@@ -67,22 +67,13 @@ mkdir -p "$root" "$work/top"
 rpm2cpio "$rpmfile" | (cd "$root" && cpio -idm --quiet --no-absolute-filenames) ||
 	die "$1: cannot unpack the payload"
 
-# Attach, compress and check as the deb's signed build does: the helper
-# reads only the config and the modsign tools of a kernel object tree.
+# Attach, compress and check: the step the deb's signed build runs too.
 keyring=$root/usr/share/doc/kernel-keys/$krel/modsign-pubkeys.gpg
 [ -s "$keyring" ] || die "$1: no keyring at ${keyring#"$root"}"
-kobj=$work/kobj
-mkdir -p "$kobj/scripts"
-cp "$root/boot/config-$krel" "$kobj/.config"
-ln -s "$tools" "$kobj/scripts/modsign"
 # Signing rewrites the modules and their directories; the times the
 # package records stay the unsigned build's.
 find "$root/lib/modules/$krel" -printf '%T@\t%p\n' >"$work/mtimes"
-MODPUBKEY=$keyring MODSIGN_PKG_MANIFEST=$manifest MODSIGN_PKG_SIGNATURES=$sigdir \
-	bash "$helper" sign "$kobj" "$root/lib/modules/$krel"
-MODPUBKEY=$keyring MODSIGN_PKG_MANIFEST=$manifest MODSIGN_PKG_SIGNATURES=$sigdir \
-	bash "$helper" compress "$kobj" "$root/lib/modules/$krel"
-bash "$helper" depmod-check "$root" "$krel"
+bash "$helper" attach-unpacked "$root" "$krel" "$keyring" "$tools" "$manifest" "$sigdir"
 while IFS=$'\t' read -r mtime path; do
 	for f in "$path" "$path.xz" "$path.zst" "$path.gz"; do
 		[ ! -e "$f" ] || touch -h -d "@$mtime" "$f"

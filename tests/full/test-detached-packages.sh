@@ -105,19 +105,8 @@ for kind in ${MODSIGN_TEST_KINDS:-deb rpm}; do
 		[ ! -f "$top/rpm/build-signed.log" ] ||
 			compiled=$(awk '/^[[:space:]]+(CC|LD|HOSTCC)[[:space:]]/ { n++ } END { print n + 0 }' "$top/rpm/build-signed.log")
 		check "rpm: the signed build compiles nothing" 0 "$compiled"
-		# Everything rpm records of the package but the digests and
-		# sizes of what signing changes.
-		header='%{NAME} %{EPOCH} %{VERSION} %{RELEASE} %{ARCH} %{SUMMARY} %{LICENSE} %{GROUP} %{URL}
-%{PACKAGER} %{BUILDHOST} %{BUILDTIME} %{SOURCERPM} %{PAYLOADCOMPRESSOR} %{PAYLOADFLAGS}
-%{DESCRIPTION}
-[P %{PROVIDEFLAGS:deptype} %{PROVIDENEVRS}\n][R %{REQUIREFLAGS:deptype} %{REQUIRENEVRS}\n]
-[C %{CONFLICTNEVRS}\n][O %{OBSOLETENEVRS}\n]
-[F %{FILENAMES} %{FILEMODES:octal} %{FILEUSERNAME} %{FILEGROUPNAME} %{FILEFLAGS:fflags} %{FILEMTIMES}\n]
-[L %{CHANGELOGTIME} %{CHANGELOGNAME} %{CHANGELOGTEXT}\n]'
-		rpm -qp --qf "$header" "$unsigned" >"$work/header.unsigned" 2>/dev/null
-		rpm -qp --scripts "$unsigned" >>"$work/header.unsigned" 2>/dev/null
-		rpm -qp --qf "$header" "$package" >"$work/header.signed" 2>/dev/null
-		rpm -qp --scripts "$package" >>"$work/header.signed" 2>/dev/null
+		rpm_record "$unsigned" >"$work/header.unsigned"
+		rpm_record "$package" >"$work/header.signed"
 		check "rpm: the repacked rpm records what the unsigned one does ($(grep -c . "$work/header.unsigned") lines)" "" \
 			"$(diff "$work/header.unsigned" "$work/header.signed" | sed -n 2,4p | tr '\n' '|')"
 		check "rpm: the repacked rpm's name is the unsigned one's" "$(basename "$unsigned")" "$(basename "$package")"

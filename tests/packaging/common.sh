@@ -138,6 +138,21 @@ dkms_deb() { one_file "$pkg_dir/deb/modsign-dkms_*_all.deb"; }
 devel_rpm() { one_file "$pkg_dir/rpm/kernel-modsign-devel-*.x86_64.rpm"; }
 dkms_rpm() { one_file "$pkg_dir/rpm/modsign-dkms-*.noarch.rpm"; }
 
+# rpm_record RPM: everything rpm records of a package but the digests and
+# sizes of its files, which signing the modules changes: the tests of the
+# repacked rpm compare the unsigned and the signed package's.
+rpm_record() {
+	local header='%{NAME} %{EPOCH} %{VERSION} %{RELEASE} %{ARCH} %{SUMMARY} %{LICENSE} %{GROUP} %{URL}
+%{PACKAGER} %{BUILDHOST} %{BUILDTIME} %{SOURCERPM} %{PAYLOADCOMPRESSOR} %{PAYLOADFLAGS}
+%{DESCRIPTION}
+[P %{PROVIDEFLAGS:deptype} %{PROVIDENEVRS}\n][R %{REQUIREFLAGS:deptype} %{REQUIRENEVRS}\n]
+[C %{CONFLICTNEVRS}\n][O %{OBSOLETENEVRS}\n][W %{RECOMMENDNEVRS}\n]
+[F %{FILENAMES} %{FILEMODES:octal} %{FILEUSERNAME} %{FILEGROUPNAME} %{FILEFLAGS:fflags} %{FILEMTIMES}\n]
+[L %{CHANGELOGTIME} %{CHANGELOGNAME} %{CHANGELOGTEXT}\n]'
+	rpm -qp --qf "$header" "$1" 2>/dev/null || :
+	rpm -qp --scripts "$1" 2>/dev/null || :
+}
+
 # unpack PACKAGE DIR: the payload (and, for a deb, the control area in
 # DIR/DEBIAN) of an rpm or deb.
 unpack() {

@@ -133,18 +133,8 @@ rc=0
 check "repacking again gives the same rpm, byte for byte" "0 same" \
 	"$rc $(cmp -s "$signed" "$dir/out-again/$(basename "$unsigned")" && echo same || echo differs)"
 
-# Everything rpm records of the package but the digests and sizes of what
-# signing changes.
-header='%{NAME} %{EPOCH} %{VERSION} %{RELEASE} %{ARCH} %{SUMMARY} %{LICENSE} %{GROUP} %{URL}
-%{PACKAGER} %{BUILDHOST} %{BUILDTIME} %{SOURCERPM} %{PAYLOADCOMPRESSOR} %{PAYLOADFLAGS}
-%{DESCRIPTION}
-[P %{PROVIDEFLAGS:deptype} %{PROVIDENEVRS}\n][R %{REQUIREFLAGS:deptype} %{REQUIRENEVRS}\n]
-[C %{CONFLICTNEVRS}\n][O %{OBSOLETENEVRS}\n][W %{RECOMMENDNEVRS}\n]
-[F %{FILENAMES} %{FILEMODES:octal} %{FILEUSERNAME} %{FILEGROUPNAME} %{FILEFLAGS:fflags} %{FILEMTIMES}\n]
-[L %{CHANGELOGTIME} %{CHANGELOGNAME} %{CHANGELOGTEXT}\n]'
 for r in unsigned signed; do
-	rpm -qp --qf "$header" "${!r}" >"$dir/header.$r" 2>/dev/null || :
-	rpm -qp --scripts "${!r}" >>"$dir/header.$r" 2>/dev/null || :
+	rpm_record "${!r}" >"$dir/header.$r"
 done
 check "the repacked rpm records what the unsigned one does ($(grep -c . "$dir/header.unsigned") lines)" "" \
 	"$(diff "$dir/header.unsigned" "$dir/header.signed" | sed -n 2,4p | tr '\n' '|')"
