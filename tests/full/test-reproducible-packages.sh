@@ -15,7 +15,10 @@
 # keys make keyrings of different sizes, and the kernel's layout follows.)
 # repro-diff.py lists and classes every file of every package pair; its
 # output is in the test log.  MODSIGN_TEST_KINDS (default "deb rpm")
-# picks the kinds.
+# picks the kinds.  Each build's packages are kept in
+# $BUILD/packages/repro/runs/KIND/RUN; MODSIGN_REPRO_REUSE=1 compares the
+# builds kept there (with their SOURCE_DATE_EPOCH) instead of making them
+# again, so the comparison can be rerun without eight package builds.
 here=$(dirname "$(realpath "$0")")
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
@@ -25,25 +28,40 @@ here=$(dirname "$(realpath "$0")")
 key=$pkg_packager_key
 kver=$(kernel_series "$KSRC")
 top=$BUILD/packages/repro
+runs=$top/runs
 extract=$KSRC/scripts/extract-vmlinux
+mkdir -p "$runs"
 # After the key was made (a signature may not predate its key), and the
-# same for every build.
-SOURCE_DATE_EPOCH=$(date +%s)
+# same for every build, kept ones included.
+if [ -n "${MODSIGN_REPRO_REUSE:-}" ] && [ -s "$runs/epoch" ]; then
+	SOURCE_DATE_EPOCH=$(cat "$runs/epoch")
+else
+	rm -rf "${runs:?}"/*
+	SOURCE_DATE_EPOCH=$(date +%s)
+	echo "$SOURCE_DATE_EPOCH" >"$runs/epoch"
+fi
 export SOURCE_DATE_EPOCH
 
 # build KIND RUN [VAR=VALUE...]: a full package build of KIND in
-# $top/KIND, the same path each time; its outputs are moved to $work/RUN.
+# $top/KIND, the same path each time; its outputs are moved to
+# $runs/KIND/RUN, which .built marks complete.
 build() {
-	local kind=$1 run=$2 start=$SECONDS
+	local kind=$1 run=$2 start=$SECONDS out=$runs/$1/$2
 	shift 2
+	if [ -n "${MODSIGN_REPRO_REUSE:-}" ] && [ -f "$out/.built" ]; then
+		echo "$kind $run: the kept build of $(cat "$out/.built")"
+		return 0
+	fi
+	rm -rf "$out"
+	mkdir -p "$out"
 	# the stamp would let a build with the same inputs as the last one
 	# do nothing
 	rm -f "$top/$kind/.inputs"
 	make -s -C "$pkg_top" VBUILD="$BUILD" KVER="$kver" KCONFIG=small \
-		JOBS="${JOBS:-$(nproc)}" PKGOUT="$top" "$@" "$kind" >"$work/$run.log" 2>&1 || return 1
-	mkdir -p "$work/$run"
+		JOBS="${JOBS:-$(nproc)}" PKGOUT="$top" "$@" "$kind" >"$out.log" 2>&1 || return 1
 	find "$top/$kind" -maxdepth 1 -type f \( -name '*.deb' -o -name '*.rpm' \
-		-o -name '*.buildinfo' -o -name '*.changes' \) -exec mv -t "$work/$run" {} +
+		-o -name '*.buildinfo' -o -name '*.changes' \) -exec mv -t "$out" {} +
+	date -u '+%F %T UTC' >"$out/.built"
 	echo "$kind $run: built in $((SECONDS - start)) s"
 }
 
@@ -53,8 +71,8 @@ build() {
 explain() {
 	local a=$1 b=$2 name=$3
 	rm -rf "$work/u"
-	unpack "$work/$a/$name" "$work/u/a"
-	unpack "$work/$b/$name" "$work/u/b"
+	unpack "$built/$a/$name" "$work/u/a"
+	unpack "$built/$b/$name" "$work/u/b"
 	explained=0
 	"$here/repro-diff.py" "$extract" "$work/u/a" "$work/u/b" >"$work/diff-$a-$b-$name.txt" ||
 		explained=$?
@@ -63,6 +81,7 @@ explain() {
 
 for kind in ${MODSIGN_TEST_KINDS:-deb rpm}; do
 	work=$(scratch "repro-$kind")
+	built=$runs/$kind
 	keys=(MODSECKEY="$key/sec" MODPUBKEY="$key/pub")
 	rc=0
 	build "$kind" p1 "${keys[@]}" || rc=$?
@@ -75,39 +94,39 @@ for kind in ${MODSIGN_TEST_KINDS:-deb rpm}; do
 		build "$kind" "$run" || rc=$?
 		check "$kind: build $run with an ephemeral key" 0 "$rc"
 	done
-	[ -d "$work/p1" ] || continue
+	[ -d "$built/p1" ] || continue
 
-	mapfile -t names < <(find "$work/p1" -maxdepth 1 -type f -printf '%f\n' | LC_ALL=C sort)
+	mapfile -t names < <(find "$built/p1" -maxdepth 1 -type f -printf '%f\n' | LC_ALL=C sort)
 	for run in p2 e1 e2; do
 		check "$kind: build $run gives the same files as p1" "${names[*]}" \
-			"$(find "$work/$run" -maxdepth 1 -type f -printf '%f\n' 2>/dev/null | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+			"$(find "$built/$run" -maxdepth 1 -type f -printf '%f\n' 2>/dev/null | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
 	done
 	for name in "${names[@]}"; do
 		case $name in
 		*.buildinfo)
 			# dpkg-genbuildinfo records when the build ran
 			check "$kind: $name differs only in Build-Date" "" \
-				"$(diff <(grep -v '^Build-Date:' "$work/p1/$name") \
-					<(grep -v '^Build-Date:' "$work/p2/$name" 2>/dev/null) 2>&1)"
+				"$(diff <(grep -v '^Build-Date:' "$built/p1/$name") \
+					<(grep -v '^Build-Date:' "$built/p2/$name" 2>/dev/null) 2>&1)"
 			continue
 			;;
 		*.changes)
 			# it holds the .buildinfo's size and checksums
 			check "$kind: $name differs only in the .buildinfo's checksums" "" \
-				"$(diff <(grep -v '\.buildinfo$' "$work/p1/$name") \
-					<(grep -v '\.buildinfo$' "$work/p2/$name" 2>/dev/null) 2>&1)"
+				"$(diff <(grep -v '\.buildinfo$' "$built/p1/$name") \
+					<(grep -v '\.buildinfo$' "$built/p2/$name" 2>/dev/null) 2>&1)"
 			continue
 			;;
 		esac
-		if cmp -s "$work/p1/$name" "$work/p2/$name"; then
+		if cmp -s "$built/p1/$name" "$built/p2/$name"; then
 			pass "$kind: $name byte-identical in two builds with the packager's key"
 		else
 			fail "$kind: $name byte-identical in two builds with the packager's key" \
-				"$(cmp "$work/p1/$name" "$work/p2/$name" 2>&1 | head -n 1)"
+				"$(cmp "$built/p1/$name" "$built/p2/$name" 2>&1 | head -n 1)"
 			# the listing of what differs, for the log
 			explain p1 p2 "$name"
 		fi
-		if [ ! -f "$work/e1/$name" ] || [ ! -f "$work/e2/$name" ]; then
+		if [ ! -f "$built/e1/$name" ] || [ ! -f "$built/e2/$name" ]; then
 			continue
 		fi
 
