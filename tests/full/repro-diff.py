@@ -1,19 +1,27 @@
 #!/usr/bin/python3
 """Explain every difference between two unpacked kernel packages.
 
-    repro-diff.py EXTRACT-VMLINUX DIR-A DIR-B
+    repro-diff.py EXTRACT-VMLINUX DIR-A DIR-B [KEYRING-A KEYRING-B]
 
 DIR-A and DIR-B are the same package of two builds, unpacked (a deb's
-control area in DEBIAN/).  Every path of either is classed, one line each:
+control area in DEBIAN/).  KEYRING-A and KEYRING-B are the two builds'
+public keyrings, the ones built into their kernels; without them, the
+keyring each package ships is taken (a debug package ships none).
+Every path of either is classed, one line each:
 
     same       PATH   byte-identical
     signature  PATH   a module whose signature differs, and nothing else:
                       the bodies before the signature trailers are identical
-    keyring    PATH   the shipped public keyring (modsign-pubkeys.gpg)
-    built-in   PATH   vmlinuz: the decompressed kernels are identical but
-                      for the built-in public keyring, which is each build's
-                      shipped keyring, at the same place and of the same size,
-                      and the kernel's build-id, a hash over all of it
+    keyring    PATH   a copy of each build's public keyring: the shipped one
+                      (modsign-pubkeys.gpg), the headers' certs/pgp_pubkeys.gpg
+    built-in   PATH   vmlinuz (decompressed) or a debug package's vmlinux:
+                      the kernels are identical but for the built-in public
+                      keyring, which is each build's keyring, at the same
+                      place and of the same size, and the kernel's build-id,
+                      a hash over all of it
+    build-id   PATH-A PATH-B
+                      a debug package's link named by a build-id, to a file
+                      classed built-in: each build's link has that kernel's id
     checksums  PATH   a deb's DEBIAN/md5sums, differing only on the lines of
                       files classed above as signature, keyring or built-in
     DIFFERS    PATH   anything else, with the reason
@@ -29,6 +37,7 @@ import sys
 MAGIC = b"~Module signature appended~\n"
 SIGINFO = struct.Struct(">BBBBB3xI")  # struct module_signature
 KEYRING = "modsign-pubkeys.gpg"
+KEYRING_COPIES = (KEYRING, "pgp_pubkeys.gpg")
 
 
 def files_under(top):
@@ -78,17 +87,15 @@ def blank(data, at, size):
     return data[:at] + bytes(size) + data[at + size:]
 
 
-def explain_vmlinuz(extract, a, b, ring_a, ring_b):
-    ka, kb = vmlinux(extract, a), vmlinux(extract, b)
-    if ka is None or kb is None:
-        return "DIFFERS", "the kernel image could not be decompressed"
+def explain_kernels(ka, kb, ring_a, ring_b):
+    """Two kernel ELF images: the same but for the keyring and build-id?"""
     if ring_a is None or ring_b is None:
-        return "DIFFERS", "no shipped keyring to look for in the kernel"
+        return "DIFFERS", "no keyring to look for in the kernel"
     if len(ka) != len(kb):
-        return "DIFFERS", "the decompressed kernels differ in size (%d, %d)" % (len(ka), len(kb))
+        return "DIFFERS", "the kernels differ in size (%d, %d)" % (len(ka), len(kb))
     at_a, at_b = ka.find(ring_a), kb.find(ring_b)
     if at_a < 0 or at_b < 0:
-        return "DIFFERS", "a build's shipped keyring is not in its kernel"
+        return "DIFFERS", "a build's keyring is not in its kernel"
     if at_a != at_b or len(ring_a) != len(ring_b):
         return "DIFFERS", "the built-in keyrings differ in place or size"
     ring_at = at_a
@@ -109,6 +116,43 @@ def explain_vmlinuz(extract, a, b, ring_a, ring_b):
         len(ring_a), ring_at, ids)
 
 
+def explain_vmlinuz(extract, a, b, ring_a, ring_b):
+    ka, kb = vmlinux(extract, a), vmlinux(extract, b)
+    if ka is None or kb is None:
+        return "DIFFERS", "the kernel image could not be decompressed"
+    return explain_kernels(ka, kb, ring_a, ring_b)
+
+
+def link_target(top, rel):
+    """Where the link at REL points, relative to TOP."""
+    return os.path.normpath(os.path.join(os.path.dirname(rel),
+                                         os.readlink(os.path.join(top, rel))))
+
+
+def pair_build_id_links(top_a, top_b, only_a, only_b, built_in):
+    """Pairs of build-id links, one only in each tree, that point to the
+    same file classed built-in and differ only in the build-id they name
+    (the suffix after it, .debug or .N.debug, is the same)."""
+    def links(top, only):
+        found = {}
+        for rel in only:
+            if "/.build-id/" not in "/" + rel or not os.path.islink(os.path.join(top, rel)):
+                continue
+            target = link_target(top, rel)
+            if target not in built_in:
+                continue
+            name = os.path.basename(rel)
+            suffix = name[38:] if len(name) >= 38 else None
+            found.setdefault((target, suffix), []).append(rel)
+        return found
+    la, lb = links(top_a, only_a), links(top_b, only_b)
+    pairs = []
+    for key in sorted(set(la) & set(lb)):
+        if len(la[key]) == 1 and len(lb[key]) == 1:
+            pairs.append((la[key][0], lb[key][0]))
+    return pairs
+
+
 def explain_md5sums(a, b, explained):
     la, lb = read(a).decode().splitlines(), read(b).decode().splitlines()
     if len(la) != len(lb):
@@ -123,19 +167,25 @@ def explain_md5sums(a, b, explained):
 
 
 def main():
-    if len(sys.argv) != 4:
-        print("usage: repro-diff.py EXTRACT-VMLINUX DIR-A DIR-B", file=sys.stderr)
+    if len(sys.argv) not in (4, 6):
+        print("usage: repro-diff.py EXTRACT-VMLINUX DIR-A DIR-B [KEYRING-A KEYRING-B]",
+              file=sys.stderr)
         return 2
-    extract, top_a, top_b = sys.argv[1:]
+    extract, top_a, top_b = sys.argv[1:4]
     fa, fb = files_under(top_a), files_under(top_b)
-    ring_a, ring_b = find_keyring(top_a), find_keyring(top_b)
+    if len(sys.argv) == 6:
+        ring_a, ring_b = read(sys.argv[4]), read(sys.argv[5])
+    else:
+        ring_a, ring_b = find_keyring(top_a), find_keyring(top_b)
     counts = {}
     explained = set()
     later = []
+    only_a, only_b = fa - fb, fb - fa
     for rel in sorted(fa | fb):
         a, b = os.path.join(top_a, rel), os.path.join(top_b, rel)
-        if rel not in fa or rel not in fb:
-            cls, why = "DIFFERS", "only in " + (top_a if rel in fa else top_b)
+        if rel in only_a or rel in only_b:
+            later.append(rel)
+            continue
         elif os.path.islink(a) or os.path.islink(b):
             same = os.path.islink(a) and os.path.islink(b) and os.readlink(a) == os.readlink(b)
             cls, why = ("same", "") if same else ("DIFFERS", "symbolic links differ")
@@ -144,8 +194,11 @@ def main():
         elif rel == "DEBIAN/md5sums":
             later.append(rel)
             continue
-        elif os.path.basename(rel) == KEYRING:
-            cls, why = "keyring", "each build's own public key"
+        elif os.path.basename(rel) in KEYRING_COPIES:
+            if ring_a is not None and read(a) == ring_a and read(b) == ring_b:
+                cls, why = "keyring", "each build's own public key"
+            else:
+                cls, why = "DIFFERS", "not each build's own keyring"
         elif rel.endswith(".ko"):
             ba, bb = module_body(read(a)), module_body(read(b))
             if ba is None or bb is None:
@@ -156,14 +209,29 @@ def main():
                 cls, why = "signature", ""
         elif os.path.basename(rel).startswith("vmlinuz-"):
             cls, why = explain_vmlinuz(extract, a, b, ring_a, ring_b)
+        elif os.path.basename(rel) == "vmlinux" and read(a)[:4] == b"\x7fELF":
+            cls, why = explain_kernels(read(a), read(b), ring_a, ring_b)
         else:
             cls, why = "DIFFERS", "contents differ"
         if cls in ("signature", "keyring", "built-in"):
             explained.add(rel)
         counts[cls] = counts.get(cls, 0) + 1
         print("%-10s %s%s" % (cls, rel, ": " + why if why else ""))
+    built_in = {rel for rel in explained if os.path.basename(rel) == "vmlinux"}
+    paired = set()
+    for rel_a, rel_b in pair_build_id_links(top_a, top_b, only_a, only_b, built_in):
+        paired.update((rel_a, rel_b))
+        counts["build-id"] = counts.get("build-id", 0) + 1
+        print("%-10s %s %s: a link to %s named by each build's id" % (
+            "build-id", rel_a, rel_b, link_target(top_a, rel_a)))
     for rel in later:
-        cls, why = explain_md5sums(os.path.join(top_a, rel), os.path.join(top_b, rel), explained)
+        if rel in paired:
+            continue
+        if rel in only_a or rel in only_b:
+            cls, why = "DIFFERS", "only in " + (top_a if rel in only_a else top_b)
+        else:
+            cls, why = explain_md5sums(os.path.join(top_a, rel), os.path.join(top_b, rel),
+                                       explained)
         counts[cls] = counts.get(cls, 0) + 1
         print("%-10s %s: %s" % (cls, rel, why))
     print(" ".join("%s=%d" % (k, counts[k]) for k in sorted(counts)))
