@@ -179,9 +179,16 @@ signhome=$dir/signhome buildhome=$dir/buildhome
 mkdir -m 0700 "$signhome" "$buildhome"
 gpg_homes+=("$signhome" "$buildhome")
 rc=0
+# The build side's import must not start an agent of its own: one whose
+# socket is then replaced by the link below notices it within a minute,
+# shuts down and deletes the socket, the link, on its way out; the build
+# side's next gpg then starts a fresh agent that holds no key (seen in
+# make check on 2026-12-07, and standalone).
 { gpg --homedir "$signhome" --batch --quiet --import "$KEYS/main/sec" &&
-	gpg --homedir "$buildhome" --batch --quiet --import "$KEYS/main/pub" &&
+	gpg --homedir "$buildhome" --batch --quiet --no-autostart --import "$KEYS/main/pub" &&
 	gpgconf --homedir "$signhome" --launch gpg-agent; } >"$dir/fwd-setup.log" 2>&1 || rc=$?
+# The set-up check names the signing side's secret key too.
+signkeys() { find "$signhome/private-keys-v1.d" -name '*.key' 2>/dev/null | wc -l; }
 # gpg's own socket directory (under /run/user where there is one), made
 # as gpg makes it: a directory it finds with other permissions is not used.
 if [ -d "/run/user/$(id -u)" ]; then
@@ -190,11 +197,12 @@ fi
 extra=$(gpgconf --homedir "$signhome" --list-dirs agent-extra-socket)
 buildsock=$(gpgconf --homedir "$buildhome" --list-dirs agent-socket)
 mkdir -p "$(dirname "$buildsock")"
+gpgconf --homedir "$buildhome" --kill gpg-agent >>"$dir/fwd-setup.log" 2>&1 || rc=$?
 rm -f "$buildsock"
 ln -s "$extra" "$buildsock"
 # The set-up is a case of its own: a failure here explains the ones below.
-check "forwarded agent: set up (keys imported, the signing agent answers through the build side's socket)" "0 ok" \
-	"$rc $(gpg-connect-agent --homedir "$buildhome" --no-autostart 'GETINFO version' /bye 2>>"$dir/fwd-setup.log" |
+check "forwarded agent: set up (keys imported, the signing agent holds the secret key and answers through the build side's socket)" "0 1 ok" \
+	"$rc $(signkeys) $(gpg-connect-agent --homedir "$buildhome" --no-autostart 'GETINFO version' /bye 2>>"$dir/fwd-setup.log" |
 		awk '/^OK/ { print "ok"; exit }')"
 [ "$rc" -eq 0 ] || sed 's/^/    /' "$dir/fwd-setup.log"
 check "forwarded agent: the build side's GNUPGHOME holds no secret key" "0 0" \
